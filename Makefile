@@ -1,0 +1,74 @@
+# pbdiff — build, test, demo.
+#   make          build/libpbdiff.a and build/pbdiff
+#   make check    install missing packages, build, run every test, then the
+#                 whole suite again under AddressSanitizer + UBSan
+#   make demo     install missing packages, build, show a semantic diff
+#   make CC=clang ...   builds with clang the same way
+
+CC      ?= cc
+BUILD   ?= build
+OPT     ?= -O2
+SAN     ?=
+CFLAGS_BASE = -std=c11 -Wall -Wextra -Werror -g $(OPT) $(SAN) \
+              -D_POSIX_C_SOURCE=200809L -D_DEFAULT_SOURCE -Ilib
+PKG_CFLAGS := $(shell pkg-config --cflags libxxhash check 2>/dev/null)
+CHECK_LIBS := $(shell pkg-config --libs check 2>/dev/null)
+LDLIBS_BASE = -lxxhash -lm $(SAN)
+
+LIB_SRC  := $(sort $(wildcard lib/*.c))
+CLI_SRC  := $(sort $(wildcard cli/*.c))
+TEST_SRC := $(sort $(wildcard tests/check_*.c))
+LIB_OBJ  := $(LIB_SRC:%.c=$(BUILD)/%.o)
+CLI_OBJ  := $(CLI_SRC:%.c=$(BUILD)/%.o)
+TEST_BIN := $(TEST_SRC:tests/%.c=$(BUILD)/tests/%)
+TEST_UTIL_OBJ := $(BUILD)/tests/testutil.o
+
+.PHONY: all check demo deps test test-asan clean
+all: $(BUILD)/libpbdiff.a $(BUILD)/pbdiff
+
+deps:
+	@scripts/deps.sh
+
+$(BUILD)/%.o: %.c $(wildcard lib/*.h cli/*.h tests/*.h)
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS_BASE) $(PKG_CFLAGS) $(CFLAGS) -c $< -o $@
+
+$(BUILD)/libpbdiff.a: $(LIB_OBJ)
+	@rm -f $@
+	ar rcs $@ $^
+
+$(BUILD)/pbdiff: $(CLI_OBJ) $(BUILD)/libpbdiff.a
+	$(CC) $(CFLAGS_BASE) $(CFLAGS) -o $@ $(CLI_OBJ) $(BUILD)/libpbdiff.a $(LDLIBS_BASE)
+
+$(BUILD)/tests/testutil.o: tests/testutil.c tests/testutil.h
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS_BASE) $(PKG_CFLAGS) $(CFLAGS) -c $< -o $@
+
+$(BUILD)/tests/check_%: tests/check_%.c $(TEST_UTIL_OBJ) $(BUILD)/libpbdiff.a $(wildcard tests/*.h lib/*.h)
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS_BASE) $(PKG_CFLAGS) $(CFLAGS) -o $@ $< $(TEST_UTIL_OBJ) $(BUILD)/libpbdiff.a \
+	  $(CHECK_LIBS) $(LDLIBS_BASE)
+
+# Runs every test binary against this build's pbdiff.
+test: all $(TEST_BIN)
+	@set -e; for t in $(TEST_BIN); do \
+	  PBDIFF=$(CURDIR)/$(BUILD)/pbdiff PBDIFF_ROOT=$(CURDIR) CK_FORK=yes $$t; \
+	done
+
+# The same suite built with AddressSanitizer + UndefinedBehaviorSanitizer.
+test-asan:
+	$(MAKE) --no-print-directory BUILD=build-asan OPT=-O1 \
+	  SAN="-fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer" \
+	  ASAN_OPTIONS=detect_leaks=1 test
+
+check: deps
+	$(MAKE) --no-print-directory test
+	$(MAKE) --no-print-directory test-asan
+	@echo "make check: all tests passed (plain and ASan+UBSan)"
+
+demo: deps
+	@$(MAKE) --no-print-directory all >/dev/null
+	@scripts/demo.sh $(BUILD)/pbdiff
+
+clean:
+	rm -rf build build-asan

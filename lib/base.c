@@ -1,0 +1,65 @@
+#include "base.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static bool buf_reserve(pbd_Buf *b, size_t extra) {
+  if (b->oom) return false;
+  size_t need = b->len + extra + 1;
+  if (need <= b->cap) return true;
+  size_t cap = b->cap ? b->cap : 64;
+  while (cap < need) cap *= 2;
+  char *p = realloc(b->data, cap);
+  if (!p) {
+    b->oom = true;
+    return false;
+  }
+  b->data = p;
+  b->cap = cap;
+  return true;
+}
+
+void pbd_Buf_Append(pbd_Buf *b, const char *s, size_t n) {
+  if (!buf_reserve(b, n)) return;
+  if (n) memcpy(b->data + b->len, s, n);
+  b->len += n;
+  b->data[b->len] = '\0';
+}
+
+void pbd_Buf_AppendStr(pbd_Buf *b, const char *s) { pbd_Buf_Append(b, s, strlen(s)); }
+
+void pbd_Buf_AppendChar(pbd_Buf *b, char c) { pbd_Buf_Append(b, &c, 1); }
+
+void pbd_Buf_Printf(pbd_Buf *b, const char *fmt, ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  char small[128];
+  int n = vsnprintf(small, sizeof small, fmt, ap);
+  va_end(ap);
+  if (n < 0) return;
+  if ((size_t)n < sizeof small) {
+    pbd_Buf_Append(b, small, (size_t)n);
+    return;
+  }
+  if (!buf_reserve(b, (size_t)n)) return;
+  va_start(ap, fmt);
+  vsnprintf(b->data + b->len, (size_t)n + 1, fmt, ap);
+  va_end(ap);
+  b->len += (size_t)n;
+}
+
+void pbd_Buf_Truncate(pbd_Buf *b, size_t len) {
+  if (len < b->len) {
+    b->len = len;
+    b->data[len] = '\0';
+  }
+}
+
+void pbd_Buf_Free(pbd_Buf *b) {
+  free(b->data);
+  b->data = NULL;
+  b->len = b->cap = 0;
+  b->oom = false;
+}

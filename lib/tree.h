@@ -1,0 +1,142 @@
+/* pbdiff — the canonical message tree.
+ *
+ * pbd_Tree_Parse reads one encoded message into a tree in which every
+ * encoding of the same meaning looks the same (docs/semantics.md): fields
+ * sorted by number, last value wins, messages merged, packed == unpacked,
+ * map entries sorted by key with the last duplicate winning, defaults
+ * normalised, unknown fields grouped by number.  Every message carries a
+ * 128-bit hash of its canonical content, so that equal subtrees are found
+ * without walking them.
+ *
+ * All memory comes from the arena passed in; strings and bytes are views
+ * into the input buffer, which must outlive the tree. */
+#ifndef PBD_TREE_H_
+#define PBD_TREE_H_
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "arena.h"
+#include "base.h"
+#include "schema.h"
+#include "status.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* How a value is stored and what it means. */
+typedef enum {
+  kPbd_Value_None = 0,  /* absent */
+  /* Values of schema fields (pbd_Field.def set). */
+  kPbd_Value_Int,       /* int32/int64/sint32/sint64/sfixed32/sfixed64: `i` */
+  kPbd_Value_UInt,      /* uint32/uint64/fixed32/fixed64: `u` */
+  kPbd_Value_Bool,      /* `u` is 0 or 1 */
+  kPbd_Value_Enum,      /* `i` (an int32); name via field->enum_type */
+  kPbd_Value_Float,     /* `u` holds the 32 bits of the float */
+  kPbd_Value_Double,    /* `u` holds the 64 bits of the double */
+  kPbd_Value_String,    /* `s` */
+  kPbd_Value_Bytes,     /* `s` */
+  kPbd_Value_Message,   /* `m` (also groups and map entries) */
+  /* Values of unknown fields and of schemaless input (pbd_Field.def NULL):
+   * only the wire says what they are. */
+  kPbd_Value_Varint,    /* `u` */
+  kPbd_Value_Fixed32,   /* `u` (low 32 bits) */
+  kPbd_Value_Fixed64,   /* `u` */
+  kPbd_Value_Len,       /* `s`: a LEN field that does not parse as a message */
+  kPbd_Value_LenMessage,/* `m`: a LEN field read as a nested message */
+  kPbd_Value_Group,     /* `m`: a group (wire types 3/4) */
+} pbd_ValueKind;
+
+typedef struct pbd_Message pbd_Message;
+
+/* One value, as handed to reporters and formatters. */
+typedef struct {
+  pbd_ValueKind kind;
+  const pbd_FieldDef *field;   /* the schema field, or NULL */
+  union {
+    uint64_t u;
+    int64_t i;
+    pbd_StrView s;
+    const pbd_Message *m;
+  };
+} pbd_Value;
+
+/* A value of an unknown or schemaless field: the kind travels with each value,
+ * since one number can come with several wire types. */
+typedef struct {
+  pbd_ValueKind kind;
+  union {
+    uint64_t u;
+    pbd_StrView s;
+    pbd_Message *m;
+  };
+} pbd_UnknownValue;
+
+/* All the values of one field of a message.  Known fields store values in a
+ * typed array chosen by `kind`; a packed run stays one array of decoded
+ * scalars. */
+typedef struct {
+  uint32_t number;
+  pbd_ValueKind kind;          /* kind of every value (known fields); None for
+                                  unknown fields, whose values carry their own */
+  const pbd_FieldDef *def;     /* NULL: an unknown field (or schemaless) */
+  uint32_t count;              /* 1 for a singular field */
+  union {
+    uint64_t *scalars;         /* Int, UInt, Bool, Enum, Float, Double */
+    pbd_StrView *strs;         /* String, Bytes */
+    pbd_Message **msgs;        /* Message */
+    pbd_UnknownValue *unknowns;/* def == NULL */
+  } v;
+} pbd_Field;
+
+struct pbd_Message {
+  const pbd_MessageDef *def;   /* NULL for schemaless and unknown sub-messages */
+  pbd_Field *fields;           /* present fields, by number; for one number a known
+                                  field comes before an unknown one */
+  uint32_t field_count;
+  pbd_Hash128 hash;            /* canonical content hash (see pbd_Tree_Parse) */
+  size_t offset;               /* input byte offset where the message began */
+  /* For google.protobuf.Any whose type is in the schema: the payload read as
+   * that type, and the type URL.  NULL when not an Any or not resolvable
+   * (then `value` is compared as bytes). */
+  const pbd_Message *any_payload;
+  pbd_StrView any_type_url;
+  void *builder;               /* internal, NULL once finished */
+};
+
+typedef struct {
+  int max_depth;               /* nesting limit; <= 0 means kPbd_DefaultMaxDepth */
+  bool equivalent;             /* drop set-to-default fields that have presence */
+  bool ignore_unknown;         /* drop unknown fields */
+  bool strict;                 /* an unknown field is an error */
+  bool float_bits;             /* hash floats by bit pattern (else by value) */
+  uint64_t hash_seed;          /* XXH3 seed; fixed for stored fingerprints,
+                                  random per run for comparisons */
+  const pbd_DefPool *pool;     /* to resolve Any type URLs (may be NULL) */
+} pbd_TreeOptions;
+
+/* Parses buf[begin, end) as a message of type `type` (NULL: schemaless).
+ * Byte offsets in errors count from buf.  Returns the root, or NULL with the
+ * status set (Malformed, BadUtf8, MaxDepthExceeded, UnknownField,
+ * OutOfMemory) naming the offset and, where known, the field path. */
+pbd_Message *pbd_Tree_Parse(const pbd_MessageDef *type, const uint8_t *buf, size_t begin,
+                            size_t end, const pbd_TreeOptions *opts, pbd_Arena *arena,
+                            pbd_Status *s);
+
+/* The i-th value of a field as a pbd_Value. */
+pbd_Value pbd_Field_Value(const pbd_Field *f, uint32_t i);
+
+/* The default value of a schema field as a pbd_Value (an empty message for
+ * message fields is represented with m == NULL). */
+pbd_Value pbd_FieldDef_DefaultValue(const pbd_FieldDef *f);
+
+/* Finds a field of a finished message by number (the known one when both a
+ * known and an unknown field have it); NULL when absent. */
+const pbd_Field *pbd_Message_FindField(const pbd_Message *m, uint32_t number);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

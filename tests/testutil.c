@@ -1,0 +1,143 @@
+#include "testutil.h"
+
+#include <check.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+static int hexval(int c) {
+  if (c >= '0' && c <= '9') return c - '0';
+  if (c >= 'a' && c <= 'f') return c - 'a' + 10;
+  if (c >= 'A' && c <= 'F') return c - 'A' + 10;
+  return -1;
+}
+
+uint8_t *tu_hex(const char *hex, size_t *len) {
+  size_t n = 0;
+  uint8_t *out = malloc(strlen(hex) / 2 + 1);
+  ck_assert_ptr_nonnull(out);
+  int hi = -1;
+  for (const char *p = hex; *p; p++) {
+    if (*p == ' ' || *p == '\n' || *p == '\t') continue;
+    int v = hexval((unsigned char)*p);
+    ck_assert_msg(v >= 0, "bad hex digit '%c' in \"%s\"", *p, hex);
+    if (hi < 0) {
+      hi = v;
+    } else {
+      out[n++] = (uint8_t)(hi << 4 | v);
+      hi = -1;
+    }
+  }
+  ck_assert_msg(hi < 0, "odd number of hex digits in \"%s\"", hex);
+  *len = n;
+  return out;
+}
+
+const char *tu_root(void) {
+  const char *r = getenv("PBDIFF_ROOT");
+  return r && *r ? r : ".";
+}
+
+const char *tu_pbdiff(void) {
+  static char buf[4096];
+  const char *p = getenv("PBDIFF");
+  if (p && *p) return p;
+  snprintf(buf, sizeof buf, "%s/build/pbdiff", tu_root());
+  return buf;
+}
+
+char *tu_write_temp(const void *data, size_t n, const char *suffix) {
+  char *path = malloc(64);
+  ck_assert_ptr_nonnull(path);
+  snprintf(path, 64, "/tmp/pbdiff-test-XXXXXX%s", suffix ? suffix : "");
+  int fd = mkstemps(path, suffix ? (int)strlen(suffix) : 0);
+  ck_assert_int_ge(fd, 0);
+  ck_assert_int_eq(write(fd, data, n), (ssize_t)n);
+  close(fd);
+  return path;
+}
+
+uint8_t *tu_read_file(const char *path, size_t *n) {
+  FILE *f = fopen(path, "rb");
+  if (!f) return NULL;
+  size_t cap = 4096, len = 0;
+  uint8_t *buf = malloc(cap);
+  size_t k;
+  while (buf && (k = fread(buf + len, 1, cap - len, f)) > 0) {
+    len += k;
+    if (len == cap) {
+      cap *= 2;
+      uint8_t *nb = realloc(buf, cap);
+      if (!nb) free(buf);
+      buf = nb;
+    }
+  }
+  fclose(f);
+  *n = len;
+  return buf;
+}
+
+static char *slurp_fd(int fd) {
+  size_t cap = 4096, len = 0;
+  char *buf = malloc(cap);
+  ssize_t k;
+  while ((k = read(fd, buf + len, cap - len - 1)) > 0) {
+    len += (size_t)k;
+    if (len + 1 == cap) {
+      cap *= 2;
+      buf = realloc(buf, cap);
+    }
+  }
+  buf[len] = '\0';
+  return buf;
+}
+
+int tu_run(const char *cmd, char **out, char **err) {
+  char outp[] = "/tmp/pbdiff-out-XXXXXX", errp[] = "/tmp/pbdiff-err-XXXXXX";
+  int ofd = mkstemp(outp), efd = mkstemp(errp);
+  ck_assert(ofd >= 0 && efd >= 0);
+  size_t n = strlen(cmd) + 128;
+  char *full = malloc(n);
+  snprintf(full, n, "(%s) >%s 2>%s", cmd, outp, errp);
+  int st = system(full);
+  free(full);
+  if (out) *out = slurp_fd(ofd);
+  if (err) *err = slurp_fd(efd);
+  close(ofd);
+  close(efd);
+  unlink(outp);
+  unlink(errp);
+  if (st == -1 || !WIFEXITED(st)) return -1;
+  return WEXITSTATUS(st);
+}
+
+char *tu_compile_proto(const char *proto) {
+  char *path = tu_write_temp("", 0, ".desc");
+  char cmd[4096];
+  snprintf(cmd, sizeof cmd,
+           "protoc --include_imports -I%s/testdata -I/usr/include -o%s %s%s%s", tu_root(),
+           path, proto[0] == '/' ? "" : tu_root(), proto[0] == '/' ? "" : "/testdata/", proto);
+  char *err = NULL;
+  int rc = tu_run(cmd, NULL, &err);
+  ck_assert_msg(rc == 0, "protoc failed on %s: %s", proto, err);
+  free(err);
+  return path;
+}
+
+pbd_DefPool *tu_load_pool(const char *proto) {
+  char *desc = tu_compile_proto(proto);
+  size_t n;
+  uint8_t *data = tu_read_file(desc, &n);
+  ck_assert_ptr_nonnull(data);
+  pbd_DefPool *pool = pbd_DefPool_New();
+  pbd_Status s;
+  pbd_Status_Clear(&s);
+  ck_assert_msg(pbd_DefPool_AddFileDescriptorSet(pool, data, n, desc, &s), "load: %s", s.msg);
+  ck_assert_msg(pbd_DefPool_Finalize(pool, &s), "finalize: %s", s.msg);
+  free(data);
+  unlink(desc);
+  free(desc);
+  return pool;
+}
