@@ -44,9 +44,11 @@ $(BUILD)/tests/testutil.o: tests/testutil.c tests/testutil.h
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS_BASE) $(PKG_CFLAGS) $(CFLAGS) -c $< -o $@
 
-$(BUILD)/tests/check_%: tests/check_%.c $(TEST_UTIL_OBJ) $(BUILD)/libpbdiff.a $(wildcard tests/*.h lib/*.h)
+# Tests link the library and the CLI's reporters (but not its main).
+TEST_CLI_OBJ := $(BUILD)/cli/report.o
+$(BUILD)/tests/check_%: tests/check_%.c $(TEST_UTIL_OBJ) $(TEST_CLI_OBJ) $(BUILD)/libpbdiff.a $(wildcard tests/*.h lib/*.h cli/*.h)
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS_BASE) $(PKG_CFLAGS) $(CFLAGS) -o $@ $< $(TEST_UTIL_OBJ) $(BUILD)/libpbdiff.a \
+	$(CC) $(CFLAGS_BASE) -Icli $(PKG_CFLAGS) $(CFLAGS) -o $@ $< $(TEST_UTIL_OBJ) $(TEST_CLI_OBJ) $(BUILD)/libpbdiff.a \
 	  $(CHECK_LIBS) $(LDLIBS_BASE)
 
 # Runs every test binary against this build's pbdiff.

@@ -89,7 +89,7 @@ const uint8_t *pbd_Wire_ReadField(const uint8_t *p, const uint8_t *end, const ui
                               "truncated fixed64 (field %u)", f->number);
       return q;
     case kPbd_WireType_Fixed32: {
-      uint32_t v;
+      uint32_t v = 0;
       q = pbd_Wire_ReadFixed32(p, end, &v);
       if (!q)
         pbd_Status_SetErrorAt(s, kPbd_Status_Malformed, off(p, base),

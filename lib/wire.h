@@ -59,7 +59,7 @@ static inline const uint8_t *pbd_Wire_ReadFixed32(const uint8_t *p, const uint8_
 
 static inline const uint8_t *pbd_Wire_ReadFixed64(const uint8_t *p, const uint8_t *end,
                                                   uint64_t *out) {
-  uint32_t lo, hi;
+  uint32_t lo = 0, hi = 0;
   if (end - p < 8) return NULL;
   pbd_Wire_ReadFixed32(p, end, &lo);
   pbd_Wire_ReadFixed32(p + 4, end, &hi);

@@ -1,0 +1,826 @@
+/* pbdiff — canonical tree builder.
+ *
+ * One pass over the wire builds each message in a builder that holds, per
+ * known field, a typed value array (looked up by the field's index through
+ * slot_of) and, for unknown fields, a list of occurrences.  Because a
+ * singular message field that occurs again is parsed into the same node,
+ * merging (rule 3) falls out of the builder; last-value-wins is a slot
+ * overwrite; a oneof member clears its siblings.  When the whole input is
+ * read, finish_message turns each builder into the canonical form bottom up:
+ * fields sorted by number, defaults dropped, map entries sorted and deduped,
+ * unknown fields grouped by number, Any payloads parsed, and the hash taken
+ * over the result. */
+#include "tree.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define XXH_INLINE_ALL
+#include <xxhash.h>
+
+#include "wire.h"
+
+typedef struct {
+  pbd_Field f;
+  uint32_t cap;
+} FieldBuild;
+
+typedef struct {
+  uint32_t number;
+  pbd_UnknownValue v;
+} UnknownOcc;
+
+typedef struct {
+  uint32_t *slot_of;  /* def->field_count entries: 0 absent, else index+1 in fields */
+  FieldBuild *fields;
+  uint32_t nfields, capfields;
+  UnknownOcc *unk;
+  uint32_t nunk, capunk;
+} Builder;
+
+typedef struct {
+  const uint8_t *buf;
+  const pbd_TreeOptions *o;
+  pbd_Arena *a;
+  pbd_Status *s;
+  int max_depth;
+  bool schemaless;
+} Ctx;
+
+static size_t off(const Ctx *c, const uint8_t *p) { return (size_t)(p - c->buf); }
+
+static bool oom(Ctx *c) {
+  pbd_Status_SetError(c->s, kPbd_Status_OutOfMemory, "out of memory");
+  return false;
+}
+
+/* ---- Value kinds ------------------------------------------------------- */
+
+static pbd_ValueKind kind_of_type(pbd_FieldType t) {
+  switch (t) {
+    case kPbd_Type_Int32: case kPbd_Type_Int64: case kPbd_Type_SInt32:
+    case kPbd_Type_SInt64: case kPbd_Type_SFixed32: case kPbd_Type_SFixed64:
+      return kPbd_Value_Int;
+    case kPbd_Type_UInt32: case kPbd_Type_UInt64: case kPbd_Type_Fixed32:
+    case kPbd_Type_Fixed64:
+      return kPbd_Value_UInt;
+    case kPbd_Type_Bool: return kPbd_Value_Bool;
+    case kPbd_Type_Enum: return kPbd_Value_Enum;
+    case kPbd_Type_Float: return kPbd_Value_Float;
+    case kPbd_Type_Double: return kPbd_Value_Double;
+    case kPbd_Type_String: return kPbd_Value_String;
+    case kPbd_Type_Bytes: return kPbd_Value_Bytes;
+    case kPbd_Type_Message: case kPbd_Type_Group: return kPbd_Value_Message;
+  }
+  return kPbd_Value_None;
+}
+
+static bool kind_is_scalar(pbd_ValueKind k) { return k >= kPbd_Value_Int && k <= kPbd_Value_Double; }
+static bool kind_is_str(pbd_ValueKind k) { return k == kPbd_Value_String || k == kPbd_Value_Bytes; }
+
+/* Rule 8: a raw varint or fixed value read as the schema type reads it, in
+ * the tree's canonical 64-bit slot. */
+static uint64_t decode_scalar(pbd_FieldType t, uint64_t raw) {
+  switch (t) {
+    case kPbd_Type_Int32: case kPbd_Type_Enum: case kPbd_Type_SFixed32:
+      return (uint64_t)(int64_t)(int32_t)(uint32_t)raw;
+    case kPbd_Type_UInt32: case kPbd_Type_Fixed32: case kPbd_Type_Float:
+      return (uint32_t)raw;
+    case kPbd_Type_SInt32:
+      return (uint64_t)(int64_t)pbd_Wire_ZigZagDecode32((uint32_t)raw);
+    case kPbd_Type_SInt64:
+      return (uint64_t)pbd_Wire_ZigZagDecode64(raw);
+    case kPbd_Type_Bool:
+      return raw != 0;
+    default:
+      return raw;
+  }
+}
+
+/* ---- UTF-8 ---------------------------------------------------------------- */
+
+/* Returns the offset of the first invalid byte, or n when s is valid UTF-8
+ * (no overlongs, no surrogates, nothing above U+10FFFF). */
+static size_t utf8_invalid_at(const uint8_t *s, size_t n) {
+  size_t i = 0;
+  while (i < n) {
+    if (n - i >= 8) { /* ASCII fast path */
+      uint64_t w;
+      memcpy(&w, s + i, 8);
+      if (!(w & 0x8080808080808080ull)) {
+        i += 8;
+        continue;
+      }
+    }
+    uint8_t b = s[i];
+    if (b < 0x80) {
+      i++;
+      continue;
+    }
+    size_t len;
+    uint32_t min, cp;
+    if ((b & 0xe0) == 0xc0) { len = 2; min = 0x80; cp = b & 0x1f; }
+    else if ((b & 0xf0) == 0xe0) { len = 3; min = 0x800; cp = b & 0x0f; }
+    else if ((b & 0xf8) == 0xf0) { len = 4; min = 0x10000; cp = b & 0x07; }
+    else return i;
+    if (n - i < len) return i;
+    for (size_t k = 1; k < len; k++) {
+      if ((s[i + k] & 0xc0) != 0x80) return i;
+      cp = cp << 6 | (s[i + k] & 0x3f);
+    }
+    if (cp < min || cp > 0x10ffff || (cp >= 0xd800 && cp <= 0xdfff)) return i;
+    i += len;
+  }
+  return n;
+}
+
+/* ---- Builders ------------------------------------------------------------- */
+
+static pbd_Message *new_message(Ctx *c, const pbd_MessageDef *def, size_t offset) {
+  pbd_Message *m = pbd_Arena_Calloc(c->a, sizeof *m);
+  Builder *b = pbd_Arena_Calloc(c->a, sizeof *b);
+  if (!m || !b) return NULL;
+  if (def && def->field_count) {
+    b->slot_of = pbd_Arena_Calloc(c->a, sizeof(uint32_t) * def->field_count);
+    if (!b->slot_of) return NULL;
+  }
+  m->def = def;
+  m->offset = offset;
+  m->builder = b;
+  return m;
+}
+
+static FieldBuild *get_slot(Ctx *c, Builder *b, const pbd_FieldDef *fd) {
+  uint32_t k = b->slot_of[fd->index];
+  if (k) return &b->fields[k - 1];
+  if (b->nfields == b->capfields) {
+    uint32_t cap = b->capfields ? b->capfields * 2 : 4;
+    FieldBuild *nf = pbd_Arena_Realloc(c->a, b->fields, sizeof(FieldBuild) * b->capfields,
+                                       sizeof(FieldBuild) * cap);
+    if (!nf) return NULL;
+    b->fields = nf;
+    b->capfields = cap;
+  }
+  FieldBuild *s = &b->fields[b->nfields++];
+  memset(s, 0, sizeof *s);
+  s->f.number = fd->number;
+  s->f.def = fd;
+  s->f.kind = kind_of_type(fd->type);
+  b->slot_of[fd->index] = b->nfields;
+  return s;
+}
+
+static size_t elem_size(pbd_ValueKind k) {
+  if (kind_is_scalar(k)) return sizeof(uint64_t);
+  if (kind_is_str(k)) return sizeof(pbd_StrView);
+  return sizeof(pbd_Message *);
+}
+
+/* Makes room for `extra` more values in a slot. */
+static bool reserve(Ctx *c, FieldBuild *s, uint32_t extra) {
+  if (s->f.count + (uint64_t)extra <= s->cap) return true;
+  uint64_t want = s->cap ? s->cap : 1;
+  while (want < s->f.count + (uint64_t)extra) want *= 2;
+  if (want > UINT32_MAX) return oom(c);
+  size_t es = elem_size(s->f.kind);
+  void *p = pbd_Arena_Realloc(c->a, s->f.v.scalars, es * s->cap, es * (size_t)want);
+  if (!p) return oom(c);
+  s->f.v.scalars = p;
+  s->cap = (uint32_t)want;
+  return true;
+}
+
+/* Rule 2 for oneofs: setting one member clears the others. */
+static void clear_oneof_siblings(Builder *b, const pbd_FieldDef *fd) {
+  const pbd_OneofDef *o = fd->oneof;
+  for (uint32_t i = 0; i < o->field_count; i++) {
+    const pbd_FieldDef *sib = o->fields[i];
+    if (sib == fd) continue;
+    uint32_t k = b->slot_of[sib->index];
+    if (k) b->fields[k - 1].f.count = 0;
+  }
+}
+
+/* The slot for a singular value (count becomes 1) or the next element. */
+static FieldBuild *slot_for_value(Ctx *c, Builder *b, const pbd_FieldDef *fd) {
+  FieldBuild *s = get_slot(c, b, fd);
+  if (!s) {
+    oom(c);
+    return NULL;
+  }
+  if (fd->oneof) clear_oneof_siblings(b, fd);
+  if (!fd->is_repeated) {
+    if (!reserve(c, s, 1)) return NULL;
+    s->f.count = 0; /* last value wins: overwrite */
+  } else if (!reserve(c, s, 1)) {
+    return NULL;
+  }
+  return s;
+}
+
+static bool add_unknown(Ctx *c, Builder *b, uint32_t number, pbd_UnknownValue v) {
+  if (b->nunk == b->capunk) {
+    uint32_t cap = b->capunk ? b->capunk * 2 : 4;
+    UnknownOcc *nu = pbd_Arena_Realloc(c->a, b->unk, sizeof(UnknownOcc) * b->capunk,
+                                       sizeof(UnknownOcc) * cap);
+    if (!nu) return oom(c);
+    b->unk = nu;
+    b->capunk = cap;
+  }
+  b->unk[b->nunk].number = number;
+  b->unk[b->nunk].v = v;
+  b->nunk++;
+  return true;
+}
+
+/* ---- Parsing -------------------------------------------------------------- */
+
+static bool parse_fields(Ctx *c, pbd_Message *m, const uint8_t *p, const uint8_t *end, int depth);
+static void prepend_field_path(Ctx *c, const pbd_FieldDef *fd, uint32_t index);
+static bool finish_message(Ctx *c, pbd_Message *m, int depth);
+
+/* Rule 13: a LEN field without a schema is a message when it parses as one
+ * completely (no error anywhere in it), else bytes.  A failed attempt gives
+ * its arena space back. */
+static pbd_Message *try_parse_unknown_message(Ctx *c, const uint8_t *p, size_t n, int depth) {
+  if (n == 0 || depth >= c->max_depth) return NULL;
+  pbd_ArenaMark mark = pbd_Arena_Mark(c->a);
+  pbd_Status saved = *c->s;
+  pbd_Message *m = new_message(c, NULL, off(c, p));
+  if (m && parse_fields(c, m, p, p + n, depth + 1) && finish_message(c, m, depth + 1)) return m;
+  if (c->s->code == kPbd_Status_OutOfMemory) return NULL;
+  *c->s = saved;
+  pbd_Arena_Reset(c->a, mark);
+  return NULL;
+}
+
+static bool record_unknown(Ctx *c, pbd_Message *m, const pbd_WireField *f, int depth) {
+  Builder *b = m->builder;
+  if (!c->schemaless) {
+    if (c->o->strict) {
+      pbd_Status_SetErrorAt(c->s, kPbd_Status_UnknownField, off(c, f->start),
+                            "unknown field %u (wire type %u) refused by --strict", f->number,
+                            f->wire_type);
+      return false;
+    }
+    if (c->o->ignore_unknown) return true;
+  }
+  pbd_UnknownValue v;
+  memset(&v, 0, sizeof v);
+  switch (f->wire_type) {
+    case kPbd_WireType_Varint: v.kind = kPbd_Value_Varint; v.u = f->value; break;
+    case kPbd_WireType_Fixed32: v.kind = kPbd_Value_Fixed32; v.u = f->value; break;
+    case kPbd_WireType_Fixed64: v.kind = kPbd_Value_Fixed64; v.u = f->value; break;
+    case kPbd_WireType_Delimited:
+      v.m = try_parse_unknown_message(c, f->data, f->size, depth);
+      if (v.m) {
+        v.kind = kPbd_Value_LenMessage;
+      } else {
+        if (c->s->code == kPbd_Status_OutOfMemory) return false;
+        v.kind = kPbd_Value_Len;
+        v.s.data = (const char *)f->data;
+        v.s.size = f->size;
+      }
+      break;
+    case kPbd_WireType_StartGroup: {
+      if (depth + 1 > c->max_depth) goto too_deep;
+      pbd_Message *g = new_message(c, NULL, off(c, f->data));
+      if (!g) return oom(c);
+      if (!parse_fields(c, g, f->data, f->data + f->size, depth + 1) ||
+          !finish_message(c, g, depth + 1)) {
+        char seg[16];
+        snprintf(seg, sizeof seg, "%u", f->number);
+        pbd_Status_PrependPath(c->s, seg);
+        return false;
+      }
+      v.kind = kPbd_Value_Group;
+      v.m = g;
+      break;
+    }
+  }
+  return add_unknown(c, b, f->number, v);
+too_deep:
+  pbd_Status_SetErrorAt(c->s, kPbd_Status_MaxDepthExceeded, off(c, f->start),
+                        "nesting deeper than %d", c->max_depth);
+  return false;
+}
+
+/* A closed enum value the schema does not know goes to unknown fields, as
+ * protobuf readers do (rule 9). */
+static bool enum_value_unknown(const pbd_FieldDef *fd, uint64_t raw) {
+  return fd->type == kPbd_Type_Enum && fd->enum_type && fd->enum_type->is_closed &&
+         !pbd_EnumDef_FindValueByNumber(fd->enum_type, (int32_t)(uint32_t)raw);
+}
+
+static bool add_scalar(Ctx *c, pbd_Message *m, const pbd_FieldDef *fd, uint64_t raw) {
+  if (enum_value_unknown(fd, raw)) {
+    if (c->o->strict && !c->schemaless) {
+      pbd_Status_SetError(c->s, kPbd_Status_UnknownField,
+                          "value %lld of closed enum %s refused by --strict",
+                          (long long)(int32_t)raw, fd->enum_type->full_name);
+      return false;
+    }
+    if (c->o->ignore_unknown) return true;
+    pbd_UnknownValue v = {.kind = kPbd_Value_Varint, .u = raw};
+    return add_unknown(c, m->builder, fd->number, v);
+  }
+  FieldBuild *s = slot_for_value(c, m->builder, fd);
+  if (!s) return false;
+  s->f.v.scalars[s->f.count++] = decode_scalar(fd->type, raw);
+  return true;
+}
+
+/* Rule 4: a packed run of scalars, decoded into the field's array. */
+static bool add_packed(Ctx *c, pbd_Message *m, const pbd_FieldDef *fd, const pbd_WireField *f) {
+  const uint8_t *p = f->data, *end = f->data + f->size;
+  int wt = pbd_FieldType_WireType(fd->type);
+  size_t width = wt == kPbd_WireType_Fixed32 ? 4 : wt == kPbd_WireType_Fixed64 ? 8 : 0;
+  uint64_t n = 0;
+  if (width) {
+    if (f->size % width) {
+      pbd_Status_SetErrorAt(c->s, kPbd_Status_Malformed, off(c, f->data),
+                            "packed field %s has %zu bytes, not a multiple of %zu", fd->name,
+                            f->size, width);
+      return false;
+    }
+    n = f->size / width;
+  } else {
+    for (const uint8_t *q = p; q < end; q++) n += *q < 0x80;
+  }
+  if (n == 0) {
+    /* An empty packed run still creates nothing: repeated fields have no
+     * presence. */
+    return true;
+  }
+  FieldBuild *s = get_slot(c, m->builder, fd);
+  if (!s) return oom(c);
+  if (n > UINT32_MAX || !reserve(c, s, (uint32_t)n)) return oom(c);
+  bool check_enum = fd->type == kPbd_Type_Enum && fd->enum_type && fd->enum_type->is_closed;
+  while (p < end) {
+    uint64_t raw = 0;
+    const uint8_t *q;
+    if (width == 4) {
+      uint32_t v32 = 0;
+      q = pbd_Wire_ReadFixed32(p, end, &v32);
+      raw = v32;
+    } else if (width == 8) {
+      q = pbd_Wire_ReadFixed64(p, end, &raw);
+    } else {
+      q = pbd_Wire_ReadVarint(p, end, &raw);
+      if (!q) {
+        pbd_Status_SetErrorAt(c->s, kPbd_Status_Malformed, off(c, p), "%s in packed field %s",
+                              pbd_Wire_VarintError(p, end), fd->name);
+        return false;
+      }
+    }
+    p = q;
+    if (check_enum && enum_value_unknown(fd, raw)) {
+      if (!add_scalar(c, m, fd, raw)) return false; /* goes to unknown fields */
+      continue;
+    }
+    s->f.v.scalars[s->f.count++] = decode_scalar(fd->type, raw);
+  }
+  return true;
+}
+
+static void prepend_field_path(Ctx *c, const pbd_FieldDef *fd, uint32_t index) {
+  char seg[32];
+  if (fd->is_repeated && !fd->is_map) {
+    snprintf(seg, sizeof seg, "[%u]", index);
+    pbd_Status_PrependPath(c->s, seg);
+  }
+  if (fd->is_extension) {
+    char ext[512];
+    snprintf(ext, sizeof ext, "[%s]", fd->full_name);
+    pbd_Status_PrependPath(c->s, ext);
+  } else {
+    pbd_Status_PrependPath(c->s, fd->name);
+  }
+}
+
+static bool add_message(Ctx *c, pbd_Message *m, const pbd_FieldDef *fd, const uint8_t *p,
+                        size_t n, int depth, const uint8_t *tag) {
+  if (depth + 1 > c->max_depth) {
+    pbd_Status_SetErrorAt(c->s, kPbd_Status_MaxDepthExceeded, off(c, tag),
+                          "nesting deeper than %d", c->max_depth);
+    prepend_field_path(c, fd, 0);
+    return false;
+  }
+  FieldBuild *s = get_slot(c, m->builder, fd);
+  if (!s) return oom(c);
+  if (fd->oneof) clear_oneof_siblings(m->builder, fd);
+  pbd_Message *child;
+  uint32_t index = 0;
+  if (!fd->is_repeated && s->f.count == 1) {
+    child = s->f.v.msgs[0]; /* rule 3: the same singular message merges */
+  } else {
+    child = new_message(c, fd->message_type, off(c, p));
+    if (!child || !reserve(c, s, 1)) return oom(c);
+    if (!fd->is_repeated) s->f.count = 0;
+    index = s->f.count;
+    s->f.v.msgs[s->f.count++] = child;
+  }
+  if (!parse_fields(c, child, p, p + n, depth + 1)) {
+    prepend_field_path(c, fd, index);
+    return false;
+  }
+  return true;
+}
+
+static bool add_string(Ctx *c, pbd_Message *m, const pbd_FieldDef *fd, const pbd_WireField *f) {
+  if (fd->validate_utf8) {
+    size_t bad = utf8_invalid_at(f->data, f->size);
+    if (bad != f->size) {
+      pbd_Status_SetErrorAt(c->s, kPbd_Status_BadUtf8, off(c, f->data + bad),
+                            "invalid UTF-8 in string field %s", fd->name);
+      uint32_t k = m->builder ? ((Builder *)m->builder)->slot_of[fd->index] : 0;
+      prepend_field_path(c, fd, k ? ((Builder *)m->builder)->fields[k - 1].f.count : 0);
+      return false;
+    }
+  }
+  FieldBuild *s = slot_for_value(c, m->builder, fd);
+  if (!s) return false;
+  pbd_StrView *v = &s->f.v.strs[s->f.count++];
+  v->data = (const char *)f->data;
+  v->size = f->size;
+  return true;
+}
+
+/* Routes one wire field to its schema field, or to unknown fields when the
+ * number is not in the schema or the wire type does not fit (rule 6). */
+static bool add_field(Ctx *c, pbd_Message *m, const pbd_WireField *f, int depth) {
+  const pbd_FieldDef *fd =
+      m->def ? pbd_MessageDef_FindFieldByNumber(m->def, f->number) : NULL;
+  if (!fd) return record_unknown(c, m, f, depth);
+  int want = pbd_FieldType_WireType(fd->type);
+  if (f->wire_type == want) {
+    switch (fd->type) {
+      case kPbd_Type_String:
+      case kPbd_Type_Bytes:
+        return add_string(c, m, fd, f);
+      case kPbd_Type_Message:
+      case kPbd_Type_Group:
+        return add_message(c, m, fd, f->data, f->size, depth, f->start);
+      default:
+        return add_scalar(c, m, fd, f->value);
+    }
+  }
+  if (fd->is_packable && f->wire_type == kPbd_WireType_Delimited) return add_packed(c, m, fd, f);
+  return record_unknown(c, m, f, depth);
+}
+
+static bool parse_fields(Ctx *c, pbd_Message *m, const uint8_t *p, const uint8_t *end, int depth) {
+  int group_depth_left = c->max_depth - depth;
+  while (p < end) {
+    pbd_WireField f;
+    const uint8_t *q = pbd_Wire_ReadField(p, end, c->buf, group_depth_left, &f, c->s);
+    if (!q) return false;
+    if (f.wire_type == kPbd_WireType_EndGroup) {
+      pbd_Status_SetErrorAt(c->s, kPbd_Status_Malformed, off(c, p),
+                            "end group %u without a start group", f.number);
+      return false;
+    }
+    if (!add_field(c, m, &f, depth)) return false;
+    p = q;
+  }
+  return true;
+}
+
+/* ---- Finishing: canonical form -------------------------------------------- */
+
+static bool float_value_equal(pbd_ValueKind k, uint64_t a, uint64_t b) {
+  if (k == kPbd_Value_Float) {
+    float x, y;
+    uint32_t ax = (uint32_t)a, bx = (uint32_t)b;
+    memcpy(&x, &ax, 4);
+    memcpy(&y, &bx, 4);
+    return x == y || (isnan(x) && isnan(y));
+  }
+  double x, y;
+  memcpy(&x, &a, 8);
+  memcpy(&y, &b, 8);
+  return x == y || (isnan(x) && isnan(y));
+}
+
+static bool str_equal(pbd_StrView a, pbd_StrView b) {
+  return a.size == b.size && (a.size == 0 || memcmp(a.data, b.data, a.size) == 0);
+}
+
+/* Whether a singular field's value is its default.  by_value: floats
+ * compare as values (-0 == 0, NaN == NaN) for presence fields under
+ * --equivalent; otherwise by bits, as protobuf decides what an implicit
+ * field writes (so -0.0 is not a default, rule 10). */
+static bool is_default(const pbd_Field *f, bool by_value) {
+  const pbd_FieldDef *fd = f->def;
+  if (f->kind == kPbd_Value_Message) {
+    const pbd_Message *child = f->v.msgs[0];
+    return child->field_count == 0;
+  }
+  if (kind_is_str(f->kind)) return str_equal(f->v.strs[0], fd->default_value.s);
+  uint64_t v = f->v.scalars[0], d = fd->default_value.u;
+  if (by_value && (f->kind == kPbd_Value_Float || f->kind == kPbd_Value_Double))
+    return float_value_equal(f->kind, v, d);
+  return v == d;
+}
+
+static bool drop_as_default(const Ctx *c, const pbd_Message *m, const pbd_Field *f) {
+  const pbd_FieldDef *fd = f->def;
+  if (fd->is_repeated) return false;
+  if (m->def && m->def->is_map_entry) return is_default(f, false); /* rule 5 */
+  if (!fd->has_presence) return is_default(f, false);               /* rule 7 */
+  return c->o->equivalent && is_default(f, true);
+}
+
+/* Map keys order: integers by value, bools false < true, strings bytewise. */
+static int compare_keys(const pbd_Message *a, const pbd_Message *b, const pbd_FieldDef *key) {
+  const pbd_Field *fa = pbd_Message_FindField(a, 1), *fb = pbd_Message_FindField(b, 1);
+  if (fa && !fa->def) fa = NULL;
+  if (fb && !fb->def) fb = NULL;
+  if (kind_is_str(kind_of_type(key->type))) {
+    pbd_StrView x = fa ? fa->v.strs[0] : key->default_value.s;
+    pbd_StrView y = fb ? fb->v.strs[0] : key->default_value.s;
+    size_t n = x.size < y.size ? x.size : y.size;
+    int r = n ? memcmp(x.data, y.data, n) : 0;
+    if (r) return r;
+    return (x.size > y.size) - (x.size < y.size);
+  }
+  uint64_t x = fa ? fa->v.scalars[0] : key->default_value.u;
+  uint64_t y = fb ? fb->v.scalars[0] : key->default_value.u;
+  if (kind_of_type(key->type) == kPbd_Value_Int) {
+    int64_t sx = (int64_t)x, sy = (int64_t)y;
+    return (sx > sy) - (sx < sy);
+  }
+  return (x > y) - (x < y);
+}
+
+/* Stable merge sort of map entries by key (qsort is not stable, and the
+ * order among equal keys decides which duplicate wins). */
+static void sort_entries(pbd_Message **v, pbd_Message **tmp, size_t n, const pbd_FieldDef *key) {
+  if (n < 2) return;
+  size_t h = n / 2;
+  sort_entries(v, tmp, h, key);
+  sort_entries(v + h, tmp, n - h, key);
+  size_t i = 0, j = h, k = 0;
+  while (i < h && j < n) tmp[k++] = compare_keys(v[j], v[i], key) < 0 ? v[j++] : v[i++];
+  while (i < h) tmp[k++] = v[i++];
+  while (j < n) tmp[k++] = v[j++];
+  memcpy(v, tmp, n * sizeof *v);
+}
+
+/* Rule 5: entries sorted by key; of duplicate keys the last one stays whole. */
+static bool canonicalize_map(Ctx *c, pbd_Field *f) {
+  const pbd_FieldDef *key = pbd_MessageDef_FindFieldByNumber(f->def->message_type, 1);
+  if (!key || f->count < 2) return true;
+  pbd_Message **tmp = pbd_Arena_Malloc(c->a, sizeof(pbd_Message *) * f->count);
+  if (!tmp) return oom(c);
+  sort_entries(f->v.msgs, tmp, f->count, key);
+  uint32_t out = 0;
+  for (uint32_t i = 0; i < f->count; i++) {
+    if (i + 1 < f->count && compare_keys(f->v.msgs[i], f->v.msgs[i + 1], key) == 0) continue;
+    f->v.msgs[out++] = f->v.msgs[i];
+  }
+  f->count = out;
+  return true;
+}
+
+static void sort_unknown(UnknownOcc *v, UnknownOcc *tmp, size_t n) {
+  if (n < 2) return;
+  size_t h = n / 2;
+  sort_unknown(v, tmp, h);
+  sort_unknown(v + h, tmp, n - h);
+  size_t i = 0, j = h, k = 0;
+  while (i < h && j < n) tmp[k++] = v[j].number < v[i].number ? v[j++] : v[i++];
+  while (i < h) tmp[k++] = v[i++];
+  while (j < n) tmp[k++] = v[j++];
+  memcpy(v, tmp, n * sizeof *v);
+}
+
+static int compare_field_index(const void *a, const void *b) {
+  const FieldBuild *x = a, *y = b;
+  uint32_t i = x->f.def->index, j = y->f.def->index;
+  return (i > j) - (i < j);
+}
+
+/* Rule 11: an Any whose type is in the schema carries its payload parsed. */
+static bool resolve_any(Ctx *c, pbd_Message *m, int depth) {
+  if (!c->o->pool || !m->def || strcmp(m->def->full_name, "google.protobuf.Any") != 0)
+    return true;
+  const pbd_Field *url = pbd_Message_FindField(m, 1), *val = pbd_Message_FindField(m, 2);
+  if (!url || !url->def || url->kind != kPbd_Value_String) return true;
+  pbd_StrView u = url->v.strs[0];
+  const char *name = u.data + u.size; /* the type name follows the last '/' */
+  while (name > u.data && name[-1] != '/') name--;
+  size_t nlen = u.size - (size_t)(name - u.data);
+  char buf[512];
+  if (nlen == 0 || nlen >= sizeof buf) return true;
+  memcpy(buf, name, nlen);
+  buf[nlen] = '\0';
+  const pbd_MessageDef *type = pbd_DefPool_FindMessageByName(c->o->pool, buf);
+  if (!type || depth + 1 > c->max_depth) return true;
+  pbd_StrView bytes = {"", 0};
+  if (val && val->def && val->kind == kPbd_Value_Bytes) bytes = val->v.strs[0];
+  /* A payload that does not parse stays bytes and is compared as bytes. */
+  pbd_ArenaMark mark = pbd_Arena_Mark(c->a);
+  pbd_Status saved = *c->s;
+  pbd_Message *p = new_message(c, type, bytes.size ? off(c, (const uint8_t *)bytes.data) : 0);
+  if (p && parse_fields(c, p, (const uint8_t *)bytes.data,
+                        (const uint8_t *)bytes.data + bytes.size, depth + 1) &&
+      finish_message(c, p, depth + 1)) {
+    m->any_payload = p;
+    m->any_type_url = u;
+    return true;
+  }
+  if (c->s->code == kPbd_Status_OutOfMemory) return false;
+  *c->s = saved;
+  pbd_Arena_Reset(c->a, mark);
+  return true;
+}
+
+static bool hash_message(Ctx *c, pbd_Message *m);
+
+static bool finish_message(Ctx *c, pbd_Message *m, int depth) {
+  Builder *b = m->builder;
+  if (!b) return true;
+  /* Known fields in number order (def order is number order). */
+  if (b->nfields > 1) qsort(b->fields, b->nfields, sizeof *b->fields, compare_field_index);
+  /* Map entries keep no unknown fields, as protobuf runtimes parse them. */
+  if (m->def && m->def->is_map_entry) b->nunk = 0;
+  uint32_t nunk_groups = 0;
+  if (b->nunk) {
+    UnknownOcc *tmp = pbd_Arena_Malloc(c->a, sizeof(UnknownOcc) * b->nunk);
+    if (!tmp) return oom(c);
+    sort_unknown(b->unk, tmp, b->nunk);
+    for (uint32_t i = 0; i < b->nunk; i++)
+      if (i == 0 || b->unk[i].number != b->unk[i - 1].number) nunk_groups++;
+  }
+  pbd_Field *out = pbd_Arena_Malloc(c->a, sizeof(pbd_Field) * (b->nfields + nunk_groups + 1));
+  pbd_UnknownValue *uvals = b->nunk ? pbd_Arena_Malloc(c->a, sizeof *uvals * b->nunk) : NULL;
+  if (!out || (b->nunk && !uvals)) return oom(c);
+  uint32_t n = 0, ui = 0, fi = 0;
+  m->builder = NULL; /* children see a finished parent from here on */
+  while (fi < b->nfields || ui < b->nunk) {
+    bool take_known = fi < b->nfields && (ui >= b->nunk || b->fields[fi].f.number <= b->unk[ui].number);
+    if (take_known) {
+      pbd_Field *f = &b->fields[fi++].f;
+      if (f->count == 0) continue; /* a cleared oneof member */
+      if (f->kind == kPbd_Value_Message) {
+        for (uint32_t i = 0; i < f->count; i++) {
+          if (!finish_message(c, f->v.msgs[i], depth + 1)) {
+            prepend_field_path(c, f->def, i);
+            return false;
+          }
+        }
+        if (f->def->is_map && !canonicalize_map(c, f)) return false;
+      }
+      if (drop_as_default(c, m, f)) continue;
+      out[n++] = *f;
+    } else {
+      pbd_Field *f = &out[n++];
+      memset(f, 0, sizeof *f);
+      f->number = b->unk[ui].number;
+      f->v.unknowns = uvals + ui;
+      while (ui < b->nunk && b->unk[ui].number == f->number) {
+        uvals[ui] = b->unk[ui].v;
+        ui++;
+        f->count++;
+      }
+    }
+  }
+  m->fields = out;
+  m->field_count = n;
+  if (!resolve_any(c, m, depth)) return false;
+  return hash_message(c, m);
+}
+
+/* ---- Hashing -------------------------------------------------------------- */
+
+/* Canonical bits of a float for hashing: equal values hash equal (rule 10:
+ * -0 == +0, all NaNs equal) unless --float-bits. */
+static uint64_t hash_bits(const Ctx *c, pbd_ValueKind k, uint64_t u) {
+  if (c->o->float_bits) return u;
+  if (k == kPbd_Value_Float) {
+    float x;
+    uint32_t b = (uint32_t)u;
+    memcpy(&x, &b, 4);
+    if (isnan(x)) return 0x7fc00000u;
+    if (x == 0) return 0;
+    return b;
+  }
+  if (k == kPbd_Value_Double) {
+    double x;
+    memcpy(&x, &u, 8);
+    if (isnan(x)) return 0x7ff8000000000000ull;
+    if (x == 0) return 0;
+  }
+  return u;
+}
+
+static void hash_u64(XXH3_state_t *st, uint64_t v) { XXH3_128bits_update(st, &v, sizeof v); }
+
+static void hash_str(XXH3_state_t *st, pbd_StrView s) {
+  hash_u64(st, s.size);
+  if (s.size) XXH3_128bits_update(st, s.data, s.size);
+}
+
+static void hash_child(XXH3_state_t *st, const pbd_Message *m) {
+  hash_u64(st, m->hash.lo);
+  hash_u64(st, m->hash.hi);
+}
+
+static void hash_field(const Ctx *c, XXH3_state_t *st, const pbd_Field *f) {
+  hash_u64(st, (uint64_t)f->number << 8 | (f->def ? 1 : 2));
+  hash_u64(st, f->count);
+  if (!f->def) {
+    for (uint32_t i = 0; i < f->count; i++) {
+      const pbd_UnknownValue *v = &f->v.unknowns[i];
+      hash_u64(st, v->kind);
+      if (v->kind == kPbd_Value_Len) hash_str(st, v->s);
+      else if (v->kind == kPbd_Value_LenMessage || v->kind == kPbd_Value_Group) hash_child(st, v->m);
+      else hash_u64(st, v->u);
+    }
+  } else if (f->kind == kPbd_Value_Float || f->kind == kPbd_Value_Double) {
+    for (uint32_t i = 0; i < f->count; i++) hash_u64(st, hash_bits(c, f->kind, f->v.scalars[i]));
+  } else if (kind_is_scalar(f->kind)) {
+    XXH3_128bits_update(st, f->v.scalars, sizeof(uint64_t) * f->count);
+  } else if (kind_is_str(f->kind)) {
+    for (uint32_t i = 0; i < f->count; i++) hash_str(st, f->v.strs[i]);
+  } else {
+    for (uint32_t i = 0; i < f->count; i++) hash_child(st, f->v.msgs[i]);
+  }
+}
+
+static bool hash_message(Ctx *c, pbd_Message *m) {
+  XXH3_state_t st;
+  XXH3_INITSTATE(&st);
+  XXH3_128bits_reset_withSeed(&st, c->o->hash_seed);
+  if (m->any_payload) {
+    /* An Any is its type and its payload's meaning, not the payload bytes. */
+    hash_u64(&st, 0xA11);
+    hash_str(&st, m->any_type_url);
+    hash_child(&st, m->any_payload);
+  } else {
+    for (uint32_t i = 0; i < m->field_count; i++) hash_field(c, &st, &m->fields[i]);
+  }
+  XXH128_hash_t h = XXH3_128bits_digest(&st);
+  m->hash.lo = h.low64;
+  m->hash.hi = h.high64;
+  return true;
+}
+
+/* ---- Public --------------------------------------------------------------- */
+
+pbd_Message *pbd_Tree_Parse(const pbd_MessageDef *type, const uint8_t *buf, size_t begin,
+                            size_t end, const pbd_TreeOptions *opts, pbd_Arena *arena,
+                            pbd_Status *s) {
+  Ctx c = {buf, opts, arena, s, opts->max_depth > 0 ? opts->max_depth : kPbd_DefaultMaxDepth,
+           type == NULL};
+  pbd_Message *m = new_message(&c, type, begin);
+  if (!m) {
+    oom(&c);
+    return NULL;
+  }
+  if (!parse_fields(&c, m, buf + begin, buf + end, 0)) return NULL;
+  if (!finish_message(&c, m, 0)) return NULL;
+  return m;
+}
+
+pbd_Value pbd_Field_Value(const pbd_Field *f, uint32_t i) {
+  pbd_Value v;
+  memset(&v, 0, sizeof v);
+  v.field = f->def;
+  if (!f->def) {
+    const pbd_UnknownValue *u = &f->v.unknowns[i];
+    v.kind = u->kind;
+    if (u->kind == kPbd_Value_Len) v.s = u->s;
+    else if (u->kind == kPbd_Value_LenMessage || u->kind == kPbd_Value_Group) v.m = u->m;
+    else v.u = u->u;
+    return v;
+  }
+  v.kind = f->kind;
+  if (kind_is_scalar(f->kind)) v.u = f->v.scalars[i];
+  else if (kind_is_str(f->kind)) v.s = f->v.strs[i];
+  else v.m = f->v.msgs[i];
+  return v;
+}
+
+pbd_Value pbd_FieldDef_DefaultValue(const pbd_FieldDef *fd) {
+  pbd_Value v;
+  memset(&v, 0, sizeof v);
+  v.field = fd;
+  v.kind = kind_of_type(fd->type);
+  if (kind_is_str(v.kind)) v.s = fd->default_value.s;
+  else if (v.kind != kPbd_Value_Message) v.u = fd->default_value.u;
+  return v;
+}
+
+const pbd_Field *pbd_Message_FindField(const pbd_Message *m, uint32_t number) {
+  uint32_t lo = 0, hi = m->field_count;
+  while (lo < hi) { /* first field with number >= wanted */
+    uint32_t mid = lo + (hi - lo) / 2;
+    if (m->fields[mid].number < number) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo < m->field_count && m->fields[lo].number == number ? &m->fields[lo] : NULL;
+}
