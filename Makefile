@@ -53,9 +53,10 @@ $(BUILD)/tests/check_%: tests/check_%.c $(TEST_UTIL_OBJ) $(TEST_CLI_OBJ) $(BUILD
 
 # Runs every test binary against this build's pbdiff.
 test: all $(TEST_BIN)
-	@set -e; for t in $(TEST_BIN); do \
-	  PBDIFF=$(CURDIR)/$(BUILD)/pbdiff PBDIFF_ROOT=$(CURDIR) CK_FORK=yes $$t; \
-	done
+	@failed=""; for t in $(TEST_BIN); do \
+	  PBDIFF=$(CURDIR)/$(BUILD)/pbdiff PBDIFF_ROOT=$(CURDIR) CK_FORK=yes $$t || failed="$$failed $$t"; \
+	done; \
+	if [ -n "$$failed" ]; then echo "FAILED:$$failed"; exit 1; fi
 
 # The same suite built with AddressSanitizer + UndefinedBehaviorSanitizer.
 test-asan:

@@ -1,0 +1,6 @@
+
+shop
+envprod
+teamweb"
+	a.examplePedge"
+	b.example»*P»
