@@ -17,11 +17,22 @@ typedef struct Block {
 
 struct pbd_Arena {
   Block *head;
+  Block *spare; /* the largest block released by Reset, kept for reuse so
+                   that a mark/reset loop at a block boundary does not call
+                   malloc and free on every turn */
   size_t reserved;
   size_t next_size;
 };
 
 enum { kAlign = 16, kFirstBlock = 4096, kMaxBlock = 64u << 20 };
+
+static Block *alloc_block(size_t size) {
+  Block *b = malloc(sizeof(Block) + size);
+  if (b) b->size = size;
+  return b;
+}
+
+static void free_block(Block *b) { free(b); }
 
 static char *block_data(Block *b) { return (char *)(b + 1); }
 
@@ -33,26 +44,35 @@ pbd_Arena *pbd_Arena_New(void) {
 
 void pbd_Arena_Free(pbd_Arena *a) {
   if (!a) return;
+  free_block(a->spare);
   Block *b = a->head;
   while (b) {
     Block *prev = b->prev;
-    free(b);
+    free_block(b);
     b = prev;
   }
   free(a);
 }
 
 static Block *new_block(pbd_Arena *a, size_t min) {
+  if (a->spare && a->spare->size >= min) {
+    Block *b = a->spare;
+    a->spare = NULL;
+    b->prev = a->head;
+    b->used = 0;
+    a->head = b;
+    a->reserved += b->size;
+    return b;
+  }
   size_t size = a->next_size;
   if (size < min) size = min;
-  if (size > SIZE_MAX - sizeof(Block)) return NULL;
-  Block *b = malloc(sizeof(Block) + size);
+  if (size > SIZE_MAX / 2) return NULL;
+  Block *b = alloc_block(size);
   if (!b) return NULL;
   b->prev = a->head;
-  b->size = size;
   b->used = 0;
   a->head = b;
-  a->reserved += size;
+  a->reserved += b->size;
   if (a->next_size < kMaxBlock) a->next_size *= 2;
   return b;
 }
@@ -114,10 +134,15 @@ pbd_ArenaMark pbd_Arena_Mark(const pbd_Arena *a) {
 void pbd_Arena_Reset(pbd_Arena *a, pbd_ArenaMark m) {
   /* Blocks opened after the mark are released; the marked block rewinds. */
   while (a->head && a->head != m.block) {
-    Block *prev = a->head->prev;
-    a->reserved -= a->head->size;
-    free(a->head);
-    a->head = prev;
+    Block *b = a->head;
+    a->head = b->prev;
+    a->reserved -= b->size;
+    if (!a->spare || a->spare->size < b->size) {
+      free_block(a->spare);
+      a->spare = b;
+    } else {
+      free_block(b);
+    }
   }
   if (a->head) a->head->used = m.used;
 }

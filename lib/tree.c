@@ -43,7 +43,9 @@ typedef struct {
 typedef struct {
   const uint8_t *buf;
   const pbd_TreeOptions *o;
-  pbd_Arena *a;
+  pbd_Arena *a;       /* the tree: messages, final field arrays, value arrays */
+  pbd_Arena *scratch; /* builders, used as a stack: a finished subtree's
+                         builders are released at once */
   pbd_Status *s;
   int max_depth;
   bool schemaless;
@@ -140,10 +142,10 @@ static size_t utf8_invalid_at(const uint8_t *s, size_t n) {
 
 static pbd_Message *new_message(Ctx *c, const pbd_MessageDef *def, size_t offset) {
   pbd_Message *m = pbd_Arena_Calloc(c->a, sizeof *m);
-  Builder *b = pbd_Arena_Calloc(c->a, sizeof *b);
+  Builder *b = pbd_Arena_Calloc(c->scratch, sizeof *b);
   if (!m || !b) return NULL;
   if (def && def->field_count) {
-    b->slot_of = pbd_Arena_Calloc(c->a, sizeof(uint32_t) * def->field_count);
+    b->slot_of = pbd_Arena_Calloc(c->scratch, sizeof(uint32_t) * def->field_count);
     if (!b->slot_of) return NULL;
   }
   m->def = def;
@@ -157,7 +159,7 @@ static FieldBuild *get_slot(Ctx *c, Builder *b, const pbd_FieldDef *fd) {
   if (k) return &b->fields[k - 1];
   if (b->nfields == b->capfields) {
     uint32_t cap = b->capfields ? b->capfields * 2 : 4;
-    FieldBuild *nf = pbd_Arena_Realloc(c->a, b->fields, sizeof(FieldBuild) * b->capfields,
+    FieldBuild *nf = pbd_Arena_Realloc(c->scratch, b->fields, sizeof(FieldBuild) * b->capfields,
                                        sizeof(FieldBuild) * cap);
     if (!nf) return NULL;
     b->fields = nf;
@@ -223,7 +225,7 @@ static FieldBuild *slot_for_value(Ctx *c, Builder *b, const pbd_FieldDef *fd) {
 static bool add_unknown(Ctx *c, Builder *b, uint32_t number, pbd_UnknownValue v) {
   if (b->nunk == b->capunk) {
     uint32_t cap = b->capunk ? b->capunk * 2 : 4;
-    UnknownOcc *nu = pbd_Arena_Realloc(c->a, b->unk, sizeof(UnknownOcc) * b->capunk,
+    UnknownOcc *nu = pbd_Arena_Realloc(c->scratch, b->unk, sizeof(UnknownOcc) * b->capunk,
                                        sizeof(UnknownOcc) * cap);
     if (!nu) return oom(c);
     b->unk = nu;
@@ -246,10 +248,12 @@ static bool finish_message(Ctx *c, pbd_Message *m, int depth);
  * its arena space back. */
 static pbd_Message *try_parse_unknown_message(Ctx *c, const uint8_t *p, size_t n, int depth) {
   if (n == 0 || depth >= c->max_depth) return NULL;
-  pbd_ArenaMark mark = pbd_Arena_Mark(c->a);
+  pbd_ArenaMark mark = pbd_Arena_Mark(c->a), smark = pbd_Arena_Mark(c->scratch);
   pbd_Status saved = *c->s;
   pbd_Message *m = new_message(c, NULL, off(c, p));
-  if (m && parse_fields(c, m, p, p + n, depth + 1) && finish_message(c, m, depth + 1)) return m;
+  bool ok = m && parse_fields(c, m, p, p + n, depth + 1) && finish_message(c, m, depth + 1);
+  pbd_Arena_Reset(c->scratch, smark);
+  if (ok) return m;
   if (c->s->code == kPbd_Status_OutOfMemory) return NULL;
   *c->s = saved;
   pbd_Arena_Reset(c->a, mark);
@@ -415,17 +419,28 @@ static bool add_message(Ctx *c, pbd_Message *m, const pbd_FieldDef *fd, const ui
   uint32_t index = 0;
   if (!fd->is_repeated && s->f.count == 1) {
     child = s->f.v.msgs[0]; /* rule 3: the same singular message merges */
-  } else {
-    child = new_message(c, fd->message_type, off(c, p));
-    if (!child || !reserve(c, s, 1)) return oom(c);
-    if (!fd->is_repeated) s->f.count = 0;
-    index = s->f.count;
-    s->f.v.msgs[s->f.count++] = child;
+    if (!parse_fields(c, child, p, p + n, depth + 1)) {
+      prepend_field_path(c, fd, 0);
+      return false;
+    }
+    return true;
   }
-  if (!parse_fields(c, child, p, p + n, depth + 1)) {
+  if (!reserve(c, s, 1)) return false;
+  /* A repeated element is complete at the end of its bytes (nothing can
+   * merge into it later), so it is finished at once and its builders, taken
+   * from scratch after this mark, are released. */
+  pbd_ArenaMark smark = pbd_Arena_Mark(c->scratch);
+  child = new_message(c, fd->message_type, off(c, p));
+  if (!child) return oom(c);
+  if (!fd->is_repeated) s->f.count = 0;
+  index = s->f.count;
+  s->f.v.msgs[s->f.count++] = child;
+  if (!parse_fields(c, child, p, p + n, depth + 1) ||
+      (fd->is_repeated && !finish_message(c, child, depth + 1))) {
     prepend_field_path(c, fd, index);
     return false;
   }
+  if (fd->is_repeated) pbd_Arena_Reset(c->scratch, smark);
   return true;
 }
 
@@ -573,7 +588,7 @@ static void sort_entries(pbd_Message **v, pbd_Message **tmp, size_t n, const pbd
 static bool canonicalize_map(Ctx *c, pbd_Field *f) {
   const pbd_FieldDef *key = pbd_MessageDef_FindFieldByNumber(f->def->message_type, 1);
   if (!key || f->count < 2) return true;
-  pbd_Message **tmp = pbd_Arena_Malloc(c->a, sizeof(pbd_Message *) * f->count);
+  pbd_Message **tmp = pbd_Arena_Malloc(c->scratch, sizeof(pbd_Message *) * f->count);
   if (!tmp) return oom(c);
   sort_entries(f->v.msgs, tmp, f->count, key);
   uint32_t out = 0;
@@ -622,12 +637,14 @@ static bool resolve_any(Ctx *c, pbd_Message *m, int depth) {
   pbd_StrView bytes = {"", 0};
   if (val && val->def && val->kind == kPbd_Value_Bytes) bytes = val->v.strs[0];
   /* A payload that does not parse stays bytes and is compared as bytes. */
-  pbd_ArenaMark mark = pbd_Arena_Mark(c->a);
+  pbd_ArenaMark mark = pbd_Arena_Mark(c->a), smark = pbd_Arena_Mark(c->scratch);
   pbd_Status saved = *c->s;
   pbd_Message *p = new_message(c, type, bytes.size ? off(c, (const uint8_t *)bytes.data) : 0);
-  if (p && parse_fields(c, p, (const uint8_t *)bytes.data,
-                        (const uint8_t *)bytes.data + bytes.size, depth + 1) &&
-      finish_message(c, p, depth + 1)) {
+  bool ok = p && parse_fields(c, p, (const uint8_t *)bytes.data,
+                              (const uint8_t *)bytes.data + bytes.size, depth + 1) &&
+            finish_message(c, p, depth + 1);
+  pbd_Arena_Reset(c->scratch, smark);
+  if (ok) {
     m->any_payload = p;
     m->any_type_url = u;
     return true;
@@ -649,7 +666,7 @@ static bool finish_message(Ctx *c, pbd_Message *m, int depth) {
   if (m->def && m->def->is_map_entry) b->nunk = 0;
   uint32_t nunk_groups = 0;
   if (b->nunk) {
-    UnknownOcc *tmp = pbd_Arena_Malloc(c->a, sizeof(UnknownOcc) * b->nunk);
+    UnknownOcc *tmp = pbd_Arena_Malloc(c->scratch, sizeof(UnknownOcc) * b->nunk);
     if (!tmp) return oom(c);
     sort_unknown(b->unk, tmp, b->nunk);
     for (uint32_t i = 0; i < b->nunk; i++)
@@ -774,16 +791,13 @@ static bool hash_message(Ctx *c, pbd_Message *m) {
 pbd_Message *pbd_Tree_Parse(const pbd_MessageDef *type, const uint8_t *buf, size_t begin,
                             size_t end, const pbd_TreeOptions *opts, pbd_Arena *arena,
                             pbd_Status *s) {
-  Ctx c = {buf, opts, arena, s, opts->max_depth > 0 ? opts->max_depth : kPbd_DefaultMaxDepth,
-           type == NULL};
-  pbd_Message *m = new_message(&c, type, begin);
-  if (!m) {
-    oom(&c);
-    return NULL;
-  }
-  if (!parse_fields(&c, m, buf + begin, buf + end, 0)) return NULL;
-  if (!finish_message(&c, m, 0)) return NULL;
-  return m;
+  Ctx c = {buf, opts, arena, pbd_Arena_New(), s,
+           opts->max_depth > 0 ? opts->max_depth : kPbd_DefaultMaxDepth, type == NULL};
+  pbd_Message *m = c.scratch ? new_message(&c, type, begin) : NULL;
+  bool ok = m != NULL || oom(&c);
+  ok = ok && parse_fields(&c, m, buf + begin, buf + end, 0) && finish_message(&c, m, 0);
+  pbd_Arena_Free(c.scratch);
+  return ok ? m : NULL;
 }
 
 pbd_Value pbd_Field_Value(const pbd_Field *f, uint32_t i) {
