@@ -175,10 +175,17 @@ static pbd_DefPool *load_schema(const Options *o) {
   }
   for (size_t i = 0; i < o->nschemas; i++) {
     pbd_Input in;
-    if (!pbd_Input_Open(&in, o->schemas[i], &s) ||
-        !pbd_DefPool_AddFileDescriptorSet(pool, in.data, in.size, o->schemas[i], &s)) {
+    if (!pbd_Input_Open(&in, o->schemas[i], &s)) {
       pbd_Status_Format(&s, o->schemas[i], msg, sizeof msg);
       fprintf(stderr, "pbdiff: %s\n", msg);
+      exit(kExitTrouble);
+    }
+    /* The loader's messages already start with the set's name. */
+    if (!pbd_DefPool_AddFileDescriptorSet(pool, in.data, in.size, o->schemas[i], &s)) {
+      pbd_Status_Format(&s, NULL, msg, sizeof msg);
+      size_t n = strlen(o->schemas[i]);
+      bool proto = n > 6 && strcmp(o->schemas[i] + n - 6, ".proto") == 0;
+      fprintf(stderr, "pbdiff: %s%s\n", msg, proto ? " (-s wants a descriptor set; use --proto for .proto files)" : "");
       exit(kExitTrouble);
     }
     pbd_Input_Close(&in);
