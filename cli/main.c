@@ -260,7 +260,8 @@ typedef struct {
 
 /* Opens and parses one input completely (so that a malformed input is an
  * error before anything is reported). */
-static bool load_side(Side *sd, const char *path, const pbd_MessageDef *type, const Options *o) {
+static bool load_side(Side *sd, const char *path, const pbd_MessageDef *type, const Options *o,
+                      const pbd_TreeOptions *topts) {
   pbd_Status s;
   pbd_Status_Clear(&s);
   memset(sd, 0, sizeof *sd);
@@ -288,7 +289,7 @@ static bool load_side(Side *sd, const char *path, const pbd_MessageDef *type, co
   if (!sd->roots) return false;
   for (size_t i = 0; i < sd->nspans; i++) {
     sd->roots[i] = pbd_Tree_Parse(type, sd->in.data, sd->spans[i].begin, sd->spans[i].end,
-                                  &o->tree, sd->arena, &s);
+                                  topts, sd->arena, &s);
     if (!sd->roots[i]) {
       if (o->delimited) {
         char seg[32];
@@ -376,8 +377,13 @@ int main(int argc, char **argv) {
 
   Side l = {0}, r = {0};
   int status = kExitTrouble;
-  bool ok = load_side(&l, lpath, type, &o);
-  ok = ok && load_side(&r, rpath, type, &o);
+  /* RIGHT shares every element whose bytes it has in common with LEFT. */
+  pbd_ElementIndex *idx = pbd_ElementIndex_New();
+  pbd_TreeOptions lopts = o.tree, ropts = o.tree;
+  lopts.record = idx;
+  ropts.reuse = idx;
+  bool ok = load_side(&l, lpath, type, &o, &lopts);
+  ok = ok && load_side(&r, rpath, type, &o, &ropts);
   if (ok) {
     pbd_Reporter *rep = o.quiet ? NULL : pbd_Reporter_New(o.format, stdout);
     if (!o.quiet && !rep) {
@@ -394,8 +400,9 @@ int main(int argc, char **argv) {
       pbd_Reporter_Free(rep);
     }
   }
-  free_side(&l);
   free_side(&r);
+  free_side(&l);
+  pbd_ElementIndex_Free(idx);
   pbd_DefPool_Free(pool);
   free(o.schemas);
   free(o.protos);

@@ -24,7 +24,9 @@ struct pbd_Arena {
   size_t next_size;
 };
 
-enum { kAlign = 16, kFirstBlock = 4096, kMaxBlock = 64u << 20 };
+/* 8 is all any tree struct needs (no SIMD types live in arenas); a larger
+ * alignment would waste memory on the many small value arrays. */
+enum { kAlign = 8, kFirstBlock = 4096, kMaxBlock = 64u << 20 };
 
 static Block *alloc_block(size_t size) {
   Block *b = malloc(sizeof(Block) + size);

@@ -23,7 +23,7 @@ typedef struct {
 pbd_Arena *pbd_Arena_New(void);
 /* Frees the arena and everything allocated from it.  NULL is accepted. */
 void pbd_Arena_Free(pbd_Arena *a);
-/* Returns `size` bytes aligned to 16, or NULL when out of memory (or when
+/* Returns `size` bytes aligned to 8, or NULL when out of memory (or when
  * size is absurd).  The memory is not zeroed. */
 void *pbd_Arena_Malloc(pbd_Arena *a, size_t size);
 /* As pbd_Arena_Malloc, zeroed. */

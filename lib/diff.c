@@ -291,13 +291,13 @@ static int diff_fields(Walk *w, const pbd_Message *l, const pbd_Message *r) {
 
 static int diff_message(Walk *w, const pbd_Message *l, const pbd_Message *r) {
   if (pbd_Hash128_Equal(l->hash, r->hash)) return 0;
-  if (l->any_payload && r->any_payload && l->any_type_url.size == r->any_type_url.size &&
-      !memcmp(l->any_type_url.data, r->any_type_url.data, l->any_type_url.size)) {
+  pbd_StrView lu = pbd_Message_AnyTypeUrl(l), ru = pbd_Message_AnyTypeUrl(r);
+  if (l->any_payload && r->any_payload && lu.size == ru.size && !memcmp(lu.data, ru.data, lu.size)) {
     /* Rule 11: an Any is compared through its unpacked payload. */
     size_t mark = w->path.len;
     if (w->path.len) pbd_Buf_AppendChar(&w->path, '.');
     pbd_Buf_AppendChar(&w->path, '[');
-    pbd_Buf_Append(&w->path, l->any_type_url.data, l->any_type_url.size);
+    pbd_Buf_Append(&w->path, lu.data, lu.size);
     pbd_Buf_AppendChar(&w->path, ']');
     int rc = diff_message(w, l->any_payload, r->any_payload);
     pbd_Buf_Truncate(&w->path, mark);

@@ -176,7 +176,7 @@ static size_t text_body(pbd_Buf *out, const pbd_Message *m, const pbd_TextOption
   if (m->any_payload) {
     if (o->multiline) write_indent(out, level);
     pbd_Buf_AppendChar(out, '[');
-    pbd_Buf_Append(out, m->any_type_url.data, m->any_type_url.size);
+    pbd_Buf_Append(out, pbd_Message_AnyTypeUrl(m).data, pbd_Message_AnyTypeUrl(m).size);
     pbd_Buf_AppendStr(out, "] ");
     pbd_Value pv = {.kind = kPbd_Value_Message, .field = NULL, .m = m->any_payload};
     text_value(out, &pv, o, level);
@@ -458,7 +458,7 @@ static void json_message(pbd_Buf *out, const pbd_Message *m) {
   pbd_Buf_AppendChar(out, '{');
   if (m && m->any_payload) {
     pbd_Buf_AppendStr(out, "\"@type\": ");
-    pbd_Format_JsonString(out, m->any_type_url.data, m->any_type_url.size);
+    pbd_Format_JsonString(out, pbd_Message_AnyTypeUrl(m).data, pbd_Message_AnyTypeUrl(m).size);
     json_object_fields(out, m->any_payload, false);
   } else if (m) {
     json_object_fields(out, m, true);

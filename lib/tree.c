@@ -150,7 +150,8 @@ static pbd_Message *new_message(Ctx *c, const pbd_MessageDef *def, size_t offset
   }
   m->def = def;
   m->offset = offset;
-  m->builder = b;
+  m->builder_ = b;
+  m->building_ = true;
   return m;
 }
 
@@ -237,6 +238,100 @@ static bool add_unknown(Ctx *c, Builder *b, uint32_t number, pbd_UnknownValue v)
   return true;
 }
 
+/* ---- Element index ------------------------------------------------------ */
+
+/* Elements smaller than this are parsed again rather than looked up: the
+ * lookup would cost about as much as the parse. */
+enum { kIndexMinBytes = 48 };
+
+typedef struct {
+  uint64_t key;            /* 0: empty slot */
+  const uint8_t *data;
+  size_t size;
+  const pbd_MessageDef *type;
+  int depth;
+  pbd_Message *m;
+} IndexEntry;
+
+struct pbd_ElementIndex {
+  IndexEntry *slots;
+  size_t mask, count;
+  pbd_TreeOptions opts;    /* the options it was recorded with */
+  bool have_opts;
+};
+
+pbd_ElementIndex *pbd_ElementIndex_New(void) { return calloc(1, sizeof(pbd_ElementIndex)); }
+
+void pbd_ElementIndex_Free(pbd_ElementIndex *idx) {
+  if (!idx) return;
+  free(idx->slots);
+  free(idx);
+}
+
+static uint64_t element_key(const uint8_t *p, size_t n, const pbd_MessageDef *type, int depth) {
+  uint64_t k = XXH3_64bits_withSeed(p, n, (uint64_t)(uintptr_t)type ^ (uint64_t)depth << 56);
+  return k ? k : 1;
+}
+
+static bool index_grow(pbd_ElementIndex *idx) {
+  size_t cap = idx->slots ? (idx->mask + 1) * 2 : 1024;
+  IndexEntry *ns = calloc(cap, sizeof *ns);
+  if (!ns) return false;
+  for (size_t i = 0; idx->slots && i <= idx->mask; i++) {
+    if (!idx->slots[i].key) continue;
+    size_t j = idx->slots[i].key & (cap - 1);
+    while (ns[j].key) j = (j + 1) & (cap - 1);
+    ns[j] = idx->slots[i];
+  }
+  free(idx->slots);
+  idx->slots = ns;
+  idx->mask = cap - 1;
+  return true;
+}
+
+/* Records a finished element (best effort: out of memory only stops the
+ * index from growing). */
+static void index_add(Ctx *c, const uint8_t *p, size_t n, int depth, pbd_Message *m) {
+  pbd_ElementIndex *idx = c->o->record;
+  if (!idx || n < kIndexMinBytes) return;
+  if (!idx->have_opts) {
+    idx->opts = *c->o;
+    idx->opts.record = NULL;
+    idx->have_opts = true;
+  }
+  if ((idx->count + 1) * 4 > (idx->slots ? idx->mask + 1 : 0) * 3 && !index_grow(idx)) return;
+  uint64_t key = element_key(p, n, m->def, depth);
+  size_t j = key & idx->mask;
+  while (idx->slots[j].key) {
+    if (idx->slots[j].key == key && idx->slots[j].size == n) return; /* keep the first */
+    j = (j + 1) & idx->mask;
+  }
+  idx->slots[j] = (IndexEntry){key, p, n, m->def, depth, m};
+  idx->count++;
+}
+
+static bool same_tree_options(const pbd_TreeOptions *a, const pbd_TreeOptions *b) {
+  return a->max_depth == b->max_depth && a->equivalent == b->equivalent &&
+         a->ignore_unknown == b->ignore_unknown && a->strict == b->strict &&
+         a->float_bits == b->float_bits && a->hash_seed == b->hash_seed && a->pool == b->pool;
+}
+
+/* A finished subtree of the reused index with exactly these bytes, or NULL. */
+static pbd_Message *index_find(const Ctx *c, const uint8_t *p, size_t n,
+                               const pbd_MessageDef *type, int depth) {
+  const pbd_ElementIndex *idx = c->o->reuse;
+  if (!idx || !idx->slots || n < kIndexMinBytes || !same_tree_options(&idx->opts, c->o))
+    return NULL;
+  uint64_t key = element_key(p, n, type, depth);
+  for (size_t j = key & idx->mask; idx->slots[j].key; j = (j + 1) & idx->mask) {
+    const IndexEntry *e = &idx->slots[j];
+    if (e->key == key && e->size == n && e->type == type && e->depth == depth &&
+        memcmp(e->data, p, n) == 0)
+      return e->m;
+  }
+  return NULL;
+}
+
 /* ---- Parsing -------------------------------------------------------------- */
 
 static bool parse_fields(Ctx *c, pbd_Message *m, const uint8_t *p, const uint8_t *end, int depth);
@@ -261,7 +356,7 @@ static pbd_Message *try_parse_unknown_message(Ctx *c, const uint8_t *p, size_t n
 }
 
 static bool record_unknown(Ctx *c, pbd_Message *m, const pbd_WireField *f, int depth) {
-  Builder *b = m->builder;
+  Builder *b = m->builder_;
   if (!c->schemaless) {
     if (c->o->strict) {
       pbd_Status_SetErrorAt(c->s, kPbd_Status_UnknownField, off(c, f->start),
@@ -328,9 +423,9 @@ static bool add_scalar(Ctx *c, pbd_Message *m, const pbd_FieldDef *fd, uint64_t 
     }
     if (c->o->ignore_unknown) return true;
     pbd_UnknownValue v = {.kind = kPbd_Value_Varint, .u = raw};
-    return add_unknown(c, m->builder, fd->number, v);
+    return add_unknown(c, m->builder_, fd->number, v);
   }
-  FieldBuild *s = slot_for_value(c, m->builder, fd);
+  FieldBuild *s = slot_for_value(c, m->builder_, fd);
   if (!s) return false;
   s->f.v.scalars[s->f.count++] = decode_scalar(fd->type, raw);
   return true;
@@ -358,7 +453,7 @@ static bool add_packed(Ctx *c, pbd_Message *m, const pbd_FieldDef *fd, const pbd
      * presence. */
     return true;
   }
-  FieldBuild *s = get_slot(c, m->builder, fd);
+  FieldBuild *s = get_slot(c, m->builder_, fd);
   if (!s) return oom(c);
   if (n > UINT32_MAX || !reserve(c, s, (uint32_t)n)) return oom(c);
   bool check_enum = fd->type == kPbd_Type_Enum && fd->enum_type && fd->enum_type->is_closed;
@@ -412,9 +507,9 @@ static bool add_message(Ctx *c, pbd_Message *m, const pbd_FieldDef *fd, const ui
     prepend_field_path(c, fd, 0);
     return false;
   }
-  FieldBuild *s = get_slot(c, m->builder, fd);
+  FieldBuild *s = get_slot(c, m->builder_, fd);
   if (!s) return oom(c);
-  if (fd->oneof) clear_oneof_siblings(m->builder, fd);
+  if (fd->oneof) clear_oneof_siblings(m->builder_, fd);
   pbd_Message *child;
   uint32_t index = 0;
   if (!fd->is_repeated && s->f.count == 1) {
@@ -426,6 +521,13 @@ static bool add_message(Ctx *c, pbd_Message *m, const pbd_FieldDef *fd, const ui
     return true;
   }
   if (!reserve(c, s, 1)) return false;
+  if (fd->is_repeated) {
+    pbd_Message *same = index_find(c, p, n, fd->message_type, depth + 1);
+    if (same) {
+      s->f.v.msgs[s->f.count++] = same;
+      return true;
+    }
+  }
   /* A repeated element is complete at the end of its bytes (nothing can
    * merge into it later), so it is finished at once and its builders, taken
    * from scratch after this mark, are released. */
@@ -440,7 +542,10 @@ static bool add_message(Ctx *c, pbd_Message *m, const pbd_FieldDef *fd, const ui
     prepend_field_path(c, fd, index);
     return false;
   }
-  if (fd->is_repeated) pbd_Arena_Reset(c->scratch, smark);
+  if (fd->is_repeated) {
+    pbd_Arena_Reset(c->scratch, smark);
+    index_add(c, p, n, depth + 1, child);
+  }
   return true;
 }
 
@@ -450,12 +555,12 @@ static bool add_string(Ctx *c, pbd_Message *m, const pbd_FieldDef *fd, const pbd
     if (bad != f->size) {
       pbd_Status_SetErrorAt(c->s, kPbd_Status_BadUtf8, off(c, f->data + bad),
                             "invalid UTF-8 in string field %s", fd->name);
-      uint32_t k = m->builder ? ((Builder *)m->builder)->slot_of[fd->index] : 0;
-      prepend_field_path(c, fd, k ? ((Builder *)m->builder)->fields[k - 1].f.count : 0);
+      uint32_t k = ((Builder *)m->builder_)->slot_of[fd->index];
+      prepend_field_path(c, fd, k ? ((Builder *)m->builder_)->fields[k - 1].f.count : 0);
       return false;
     }
   }
-  FieldBuild *s = slot_for_value(c, m->builder, fd);
+  FieldBuild *s = slot_for_value(c, m->builder_, fd);
   if (!s) return false;
   pbd_StrView *v = &s->f.v.strs[s->f.count++];
   v->data = (const char *)f->data;
@@ -646,7 +751,6 @@ static bool resolve_any(Ctx *c, pbd_Message *m, int depth) {
   pbd_Arena_Reset(c->scratch, smark);
   if (ok) {
     m->any_payload = p;
-    m->any_type_url = u;
     return true;
   }
   if (c->s->code == kPbd_Status_OutOfMemory) return false;
@@ -658,8 +762,8 @@ static bool resolve_any(Ctx *c, pbd_Message *m, int depth) {
 static bool hash_message(Ctx *c, pbd_Message *m);
 
 static bool finish_message(Ctx *c, pbd_Message *m, int depth) {
-  Builder *b = m->builder;
-  if (!b) return true;
+  if (!m->building_) return true;
+  Builder *b = m->builder_;
   /* Known fields in number order (def order is number order). */
   if (b->nfields > 1) qsort(b->fields, b->nfields, sizeof *b->fields, compare_field_index);
   /* Map entries keep no unknown fields, as protobuf runtimes parse them. */
@@ -672,11 +776,12 @@ static bool finish_message(Ctx *c, pbd_Message *m, int depth) {
     for (uint32_t i = 0; i < b->nunk; i++)
       if (i == 0 || b->unk[i].number != b->unk[i - 1].number) nunk_groups++;
   }
-  pbd_Field *out = pbd_Arena_Malloc(c->a, sizeof(pbd_Field) * (b->nfields + nunk_groups + 1));
+  pbd_Field *out = pbd_Arena_Malloc(c->a, sizeof(pbd_Field) * (b->nfields + nunk_groups));
   pbd_UnknownValue *uvals = b->nunk ? pbd_Arena_Malloc(c->a, sizeof *uvals * b->nunk) : NULL;
   if (!out || (b->nunk && !uvals)) return oom(c);
   uint32_t n = 0, ui = 0, fi = 0;
-  m->builder = NULL; /* children see a finished parent from here on */
+  m->building_ = false; /* children see a finished parent from here on */
+  m->builder_ = NULL;
   while (fi < b->nfields || ui < b->nunk) {
     bool take_known = fi < b->nfields && (ui >= b->nunk || b->fields[fi].f.number <= b->unk[ui].number);
     if (take_known) {
@@ -775,7 +880,7 @@ static bool hash_message(Ctx *c, pbd_Message *m) {
   if (m->any_payload) {
     /* An Any is its type and its payload's meaning, not the payload bytes. */
     hash_u64(&st, 0xA11);
-    hash_str(&st, m->any_type_url);
+    hash_str(&st, pbd_Message_AnyTypeUrl(m));
     hash_child(&st, m->any_payload);
   } else {
     for (uint32_t i = 0; i < m->field_count; i++) hash_field(c, &st, &m->fields[i]);
@@ -791,12 +896,17 @@ static bool hash_message(Ctx *c, pbd_Message *m) {
 pbd_Message *pbd_Tree_Parse(const pbd_MessageDef *type, const uint8_t *buf, size_t begin,
                             size_t end, const pbd_TreeOptions *opts, pbd_Arena *arena,
                             pbd_Status *s) {
-  Ctx c = {buf, opts, arena, pbd_Arena_New(), s,
+  Ctx c = {buf, opts, arena, NULL, s,
            opts->max_depth > 0 ? opts->max_depth : kPbd_DefaultMaxDepth, type == NULL};
+  /* The same bytes as a whole input parsed before: share its tree. */
+  pbd_Message *same = index_find(&c, buf + begin, end - begin, type, 0);
+  if (same) return same;
+  c.scratch = pbd_Arena_New();
   pbd_Message *m = c.scratch ? new_message(&c, type, begin) : NULL;
   bool ok = m != NULL || oom(&c);
   ok = ok && parse_fields(&c, m, buf + begin, buf + end, 0) && finish_message(&c, m, 0);
   pbd_Arena_Free(c.scratch);
+  if (ok) index_add(&c, buf + begin, end - begin, 0, m);
   return ok ? m : NULL;
 }
 
@@ -827,6 +937,12 @@ pbd_Value pbd_FieldDef_DefaultValue(const pbd_FieldDef *fd) {
   if (kind_is_str(v.kind)) v.s = fd->default_value.s;
   else if (v.kind != kPbd_Value_Message) v.u = fd->default_value.u;
   return v;
+}
+
+pbd_StrView pbd_Message_AnyTypeUrl(const pbd_Message *m) {
+  pbd_StrView none = {"", 0};
+  const pbd_Field *url = m->any_payload ? pbd_Message_FindField(m, 1) : NULL;
+  return url && url->def && url->kind == kPbd_Value_String ? url->v.strs[0] : none;
 }
 
 const pbd_Field *pbd_Message_FindField(const pbd_Message *m, uint32_t number) {

@@ -96,15 +96,34 @@ struct pbd_Message {
   pbd_Field *fields;           /* present fields, by number; for one number a known
                                   field comes before an unknown one */
   uint32_t field_count;
+  bool building_;              /* internal: true until the message is finished */
   pbd_Hash128 hash;            /* canonical content hash (see pbd_Tree_Parse) */
-  size_t offset;               /* input byte offset where the message began */
-  /* For google.protobuf.Any whose type is in the schema: the payload read as
-   * that type, and the type URL.  NULL when not an Any or not resolvable
-   * (then `value` is compared as bytes). */
-  const pbd_Message *any_payload;
-  pbd_StrView any_type_url;
-  void *builder;               /* internal, NULL once finished */
+  size_t offset;               /* input byte offset where the message began (in the
+                                  input it was first parsed from, see
+                                  pbd_ElementIndex) */
+  union {
+    /* For google.protobuf.Any whose type is in the schema: the payload read
+     * as that type (its URL is pbd_Message_AnyTypeUrl).  NULL when not an
+     * Any or not resolvable (then `value` is compared as bytes). */
+    const pbd_Message *any_payload;
+    void *builder_;            /* internal, while building_ */
+  };
 };
+
+/* An index of the message elements of one parsed tree by their raw bytes.
+ * Equal bytes of the same type at the same depth, parsed with the same
+ * options, always give the same canonical subtree; so when a second input is
+ * parsed with `reuse` set to the first one's index, every element whose bytes
+ * are found in the index is shared instead of parsed again.  Comparing two
+ * versions of a large file that differ in a few places then costs one parse
+ * and a scan.  A tree that shares subtrees must not outlive the arena of the
+ * tree it shares from. */
+typedef struct pbd_ElementIndex pbd_ElementIndex;
+
+/* A new, empty index (NULL when out of memory); free it with
+ * pbd_ElementIndex_Free after the trees that use it. */
+pbd_ElementIndex *pbd_ElementIndex_New(void);
+void pbd_ElementIndex_Free(pbd_ElementIndex *idx);
 
 typedef struct {
   int max_depth;               /* nesting limit; <= 0 means kPbd_DefaultMaxDepth */
@@ -115,6 +134,9 @@ typedef struct {
   uint64_t hash_seed;          /* XXH3 seed; fixed for stored fingerprints,
                                   random per run for comparisons */
   const pbd_DefPool *pool;     /* to resolve Any type URLs (may be NULL) */
+  pbd_ElementIndex *record;    /* when set, elements of this parse are added */
+  const pbd_ElementIndex *reuse; /* when set, elements found here are shared; it
+                                  must have been recorded with the same options */
 } pbd_TreeOptions;
 
 /* Parses buf[begin, end) as a message of type `type` (NULL: schemaless).
@@ -131,6 +153,9 @@ pbd_Value pbd_Field_Value(const pbd_Field *f, uint32_t i);
 /* The default value of a schema field as a pbd_Value (an empty message for
  * message fields is represented with m == NULL). */
 pbd_Value pbd_FieldDef_DefaultValue(const pbd_FieldDef *f);
+
+/* The type URL of an Any with a parsed payload (field 1), else empty. */
+pbd_StrView pbd_Message_AnyTypeUrl(const pbd_Message *m);
 
 /* Finds a field of a finished message by number (the known one when both a
  * known and an unknown field have it); NULL when absent. */

@@ -198,8 +198,12 @@ static pbd_Field map_fields[] = {
 static pbd_Message map_msg = {.fields = map_fields, .field_count = 2};
 
 /* An Any whose payload resolved to t.Sub { a: 1 }. */
-static pbd_Message any_msg = {.any_payload = &sub_msg,
-                              .any_type_url = {"type.googleapis.com/t.Sub", 25}};
+static pbd_FieldDef fd_type_url = {.name = "type_url", .json_name = "typeUrl", .number = 1,
+                                   .type = kPbd_Type_String};
+static pbd_StrView any_url[] = {{"type.googleapis.com/t.Sub", 25}};
+static pbd_Field any_fields[] = {
+    {.number = 1, .kind = kPbd_Value_String, .def = &fd_type_url, .count = 1, .v.strs = any_url}};
+static pbd_Message any_msg = {.any_payload = &sub_msg, .fields = any_fields, .field_count = 1};
 
 /* ---- text format: scalars ------------------------------------------------- */
 
