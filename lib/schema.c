@@ -1022,6 +1022,20 @@ static bool finish_message(pbd_DefPool *pool, MsgB *m, pbd_Status *s) {
       return false;
     }
   }
+  /* Dense lookup table while it stays small (numbers up to 4x the field
+   * count, plus slack); sparse schemas keep the binary search. */
+  uint32_t max = n ? fields[n - 1]->number : 0;
+  if (n && max <= 4 * n + 64) {
+    const pbd_FieldDef **t = pbd_Arena_Malloc(pool->arena, (max + 1) * sizeof *t);
+    if (!t) {
+      pbd_Status_SetError(s, kPbd_Status_OutOfMemory, "out of memory");
+      return false;
+    }
+    memset(t, 0, (max + 1) * sizeof *t);
+    for (uint32_t i = 0; i < n; i++) t[fields[i]->number] = fields[i];
+    m->def.by_number = t;
+    m->def.by_number_count = max + 1;
+  }
   if (m->def.is_map_entry) {
     const pbd_FieldDef *k = pbd_MessageDef_FindFieldByNumber(&m->def, 1);
     const pbd_FieldDef *v = pbd_MessageDef_FindFieldByNumber(&m->def, 2);
@@ -1111,6 +1125,7 @@ const pbd_MessageDef *pbd_DefPool_Message(const pbd_DefPool *pool, size_t i) {
 }
 
 const pbd_FieldDef *pbd_MessageDef_FindFieldByNumber(const pbd_MessageDef *m, uint32_t number) {
+  if (number < m->by_number_count) return m->by_number[number];
   size_t lo = 0, hi = m->field_count;
   while (lo < hi) {
     size_t mid = lo + (hi - lo) / 2;

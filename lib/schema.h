@@ -132,6 +132,11 @@ struct pbd_MessageDef {
    * index i. */
   const pbd_FieldDef **fields;
   uint32_t field_count;
+  /* by_number[n] is the field numbered n (or NULL) for n < by_number_count:
+   * a direct lookup for the usual small, dense numbers; larger numbers fall
+   * back to a binary search over `fields`. */
+  const pbd_FieldDef **by_number;
+  uint32_t by_number_count;
   const pbd_OneofDef *oneofs;  /* real oneofs only (not proto3-optional ones) */
   uint32_t oneof_count;
   bool is_map_entry;           /* map entry: field 1 key, field 2 value */
@@ -176,7 +181,8 @@ const pbd_FieldDef *pbd_DefPool_FindFieldByFullName(const pbd_DefPool *pool,
 size_t pbd_DefPool_MessageCount(const pbd_DefPool *pool);
 const pbd_MessageDef *pbd_DefPool_Message(const pbd_DefPool *pool, size_t i);
 
-/* Binary search over m->fields; NULL when the message has no such number. */
+/* The field with this number (by_number, else a binary search over
+ * m->fields); NULL when the message has no such number. */
 const pbd_FieldDef *pbd_MessageDef_FindFieldByNumber(const pbd_MessageDef *m, uint32_t number);
 const pbd_FieldDef *pbd_MessageDef_FindFieldByName(const pbd_MessageDef *m, const char *name);
 

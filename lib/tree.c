@@ -764,8 +764,12 @@ static bool hash_message(Ctx *c, pbd_Message *m);
 static bool finish_message(Ctx *c, pbd_Message *m, int depth) {
   if (!m->building_) return true;
   Builder *b = m->builder_;
-  /* Known fields in number order (def order is number order). */
-  if (b->nfields > 1) qsort(b->fields, b->nfields, sizeof *b->fields, compare_field_index);
+  /* Known fields in number order (def order is number order).  Writers
+   * usually write fields in number order, so check before sorting. */
+  bool sorted = true;
+  for (uint32_t i = 1; i < b->nfields && sorted; i++)
+    sorted = b->fields[i - 1].f.def->index < b->fields[i].f.def->index;
+  if (!sorted) qsort(b->fields, b->nfields, sizeof *b->fields, compare_field_index);
   /* Map entries keep no unknown fields, as protobuf runtimes parse them. */
   if (m->def && m->def->is_map_entry) b->nunk = 0;
   uint32_t nunk_groups = 0;
@@ -818,8 +822,18 @@ static bool finish_message(Ctx *c, pbd_Message *m, int depth) {
 
 /* ---- Hashing -------------------------------------------------------------- */
 
-/* Canonical bits of a float for hashing: equal values hash equal (rule 10:
- * -0 == +0, all NaNs equal) unless --float-bits. */
+/* A message's hash is one XXH3-128 call over a record of its canonical
+ * content written into scratch memory: per field its number and kind tag and
+ * value count, then the values — scalars as their 64-bit slots (floats made
+ * canonical, so that values equal under rule 10 hash equal), strings as
+ * length and bytes, children as their hashes.  Long strings and long scalar
+ * arrays enter as their own 128-bit digest, so the record stays small.  One
+ * call over a flat record is much faster than streaming many small pieces. */
+
+enum { kInlineBytes = 64, kInlineScalars = 64 };
+
+/* Canonical bits of a float for hashing (unless --float-bits): -0 as +0 and
+ * every NaN as one NaN. */
 static uint64_t hash_bits(const Ctx *c, pbd_ValueKind k, uint64_t u) {
   if (c->o->float_bits) return u;
   if (k == kPbd_Value_Float) {
@@ -839,53 +853,96 @@ static uint64_t hash_bits(const Ctx *c, pbd_ValueKind k, uint64_t u) {
   return u;
 }
 
-static void hash_u64(XXH3_state_t *st, uint64_t v) { XXH3_128bits_update(st, &v, sizeof v); }
+typedef struct {
+  uint8_t *p;     /* NULL while only measuring */
+  size_t n;
+  uint64_t seed;
+} Record;
 
-static void hash_str(XXH3_state_t *st, pbd_StrView s) {
-  hash_u64(st, s.size);
-  if (s.size) XXH3_128bits_update(st, s.data, s.size);
+static void rec_bytes(Record *r, const void *d, size_t n) {
+  if (r->p && n) memcpy(r->p + r->n, d, n);
+  r->n += n;
 }
 
-static void hash_child(XXH3_state_t *st, const pbd_Message *m) {
-  hash_u64(st, m->hash.lo);
-  hash_u64(st, m->hash.hi);
+static void rec_u64(Record *r, uint64_t v) { rec_bytes(r, &v, sizeof v); }
+
+static void rec_digest(Record *r, const void *d, size_t n) {
+  if (r->p) {
+    XXH128_hash_t h = XXH3_128bits_withSeed(d, n, r->seed);
+    rec_u64(r, h.low64);
+    rec_u64(r, h.high64);
+  } else {
+    r->n += 16;
+  }
 }
 
-static void hash_field(const Ctx *c, XXH3_state_t *st, const pbd_Field *f) {
-  hash_u64(st, (uint64_t)f->number << 8 | (f->def ? 1 : 2));
-  hash_u64(st, f->count);
+static void rec_str(Record *r, pbd_StrView s) {
+  rec_u64(r, s.size);
+  if (s.size <= kInlineBytes) rec_bytes(r, s.data, s.size);
+  else rec_digest(r, s.data, s.size);
+}
+
+static void rec_child(Record *r, const pbd_Message *m) {
+  rec_u64(r, m->hash.lo);
+  rec_u64(r, m->hash.hi);
+}
+
+static bool float_needs_canon(const Ctx *c, const pbd_Field *f) {
+  if (c->o->float_bits) return false;
+  for (uint32_t i = 0; i < f->count; i++)
+    if (hash_bits(c, f->kind, f->v.scalars[i]) != f->v.scalars[i]) return true;
+  return false;
+}
+
+static void rec_field(const Ctx *c, Record *r, const pbd_Field *f) {
+  rec_u64(r, (uint64_t)f->number << 8 | (f->def ? 1 : 2));
+  rec_u64(r, f->count);
   if (!f->def) {
     for (uint32_t i = 0; i < f->count; i++) {
       const pbd_UnknownValue *v = &f->v.unknowns[i];
-      hash_u64(st, v->kind);
-      if (v->kind == kPbd_Value_Len) hash_str(st, v->s);
-      else if (v->kind == kPbd_Value_LenMessage || v->kind == kPbd_Value_Group) hash_child(st, v->m);
-      else hash_u64(st, v->u);
+      rec_u64(r, v->kind);
+      if (v->kind == kPbd_Value_Len) rec_str(r, v->s);
+      else if (v->kind == kPbd_Value_LenMessage || v->kind == kPbd_Value_Group) rec_child(r, v->m);
+      else rec_u64(r, v->u);
     }
-  } else if (f->kind == kPbd_Value_Float || f->kind == kPbd_Value_Double) {
-    for (uint32_t i = 0; i < f->count; i++) hash_u64(st, hash_bits(c, f->kind, f->v.scalars[i]));
   } else if (kind_is_scalar(f->kind)) {
-    XXH3_128bits_update(st, f->v.scalars, sizeof(uint64_t) * f->count);
+    bool is_float = f->kind == kPbd_Value_Float || f->kind == kPbd_Value_Double;
+    if (is_float && float_needs_canon(c, f)) {
+      for (uint32_t i = 0; i < f->count; i++) rec_u64(r, hash_bits(c, f->kind, f->v.scalars[i]));
+    } else if (f->count <= kInlineScalars) {
+      rec_bytes(r, f->v.scalars, sizeof(uint64_t) * f->count);
+    } else {
+      rec_digest(r, f->v.scalars, sizeof(uint64_t) * f->count);
+    }
   } else if (kind_is_str(f->kind)) {
-    for (uint32_t i = 0; i < f->count; i++) hash_str(st, f->v.strs[i]);
+    for (uint32_t i = 0; i < f->count; i++) rec_str(r, f->v.strs[i]);
   } else {
-    for (uint32_t i = 0; i < f->count; i++) hash_child(st, f->v.msgs[i]);
+    for (uint32_t i = 0; i < f->count; i++) rec_child(r, f->v.msgs[i]);
   }
 }
 
-static bool hash_message(Ctx *c, pbd_Message *m) {
-  XXH3_state_t st;
-  XXH3_INITSTATE(&st);
-  XXH3_128bits_reset_withSeed(&st, c->o->hash_seed);
+static void rec_message(const Ctx *c, Record *r, const pbd_Message *m) {
   if (m->any_payload) {
     /* An Any is its type and its payload's meaning, not the payload bytes. */
-    hash_u64(&st, 0xA11);
-    hash_str(&st, pbd_Message_AnyTypeUrl(m));
-    hash_child(&st, m->any_payload);
-  } else {
-    for (uint32_t i = 0; i < m->field_count; i++) hash_field(c, &st, &m->fields[i]);
+    rec_u64(r, 0xA11);
+    rec_str(r, pbd_Message_AnyTypeUrl(m));
+    rec_child(r, m->any_payload);
+    return;
   }
-  XXH128_hash_t h = XXH3_128bits_digest(&st);
+  for (uint32_t i = 0; i < m->field_count; i++) rec_field(c, r, &m->fields[i]);
+}
+
+static bool hash_message(Ctx *c, pbd_Message *m) {
+  Record r = {NULL, 0, c->o->hash_seed};
+  rec_message(c, &r, m); /* measure */
+  uint8_t small[512];
+  pbd_ArenaMark mark = pbd_Arena_Mark(c->scratch);
+  r.p = r.n <= sizeof small ? small : pbd_Arena_Malloc(c->scratch, r.n);
+  if (!r.p) return oom(c);
+  r.n = 0;
+  rec_message(c, &r, m);
+  XXH128_hash_t h = XXH3_128bits_withSeed(r.p, r.n, c->o->hash_seed);
+  pbd_Arena_Reset(c->scratch, mark);
   m->hash.lo = h.low64;
   m->hash.hi = h.high64;
   return true;
