@@ -253,9 +253,16 @@ typedef struct {
   pbd_Message *m;
 } IndexEntry;
 
+/* Recording appends elements to a list (cheap, sequential); the hash table
+ * is built from it on the first lookup, so that a comparison that never
+ * looks anything up (RIGHT identical to LEFT as a whole) never pays for it. */
 struct pbd_ElementIndex {
-  IndexEntry *slots;
-  size_t mask, count;
+  IndexEntry *list;
+  size_t count, cap;
+  IndexEntry *slots;       /* open addressing, built lazily */
+  size_t mask;
+  bool built, failed;
+  IndexEntry root;         /* the whole first input, always kept */
   pbd_TreeOptions opts;    /* the options it was recorded with */
   bool have_opts;
 };
@@ -264,6 +271,7 @@ pbd_ElementIndex *pbd_ElementIndex_New(void) { return calloc(1, sizeof(pbd_Eleme
 
 void pbd_ElementIndex_Free(pbd_ElementIndex *idx) {
   if (!idx) return;
+  free(idx->list);
   free(idx->slots);
   free(idx);
 }
@@ -273,41 +281,51 @@ static uint64_t element_key(const uint8_t *p, size_t n, const pbd_MessageDef *ty
   return k ? k : 1;
 }
 
-static bool index_grow(pbd_ElementIndex *idx) {
-  size_t cap = idx->slots ? (idx->mask + 1) * 2 : 1024;
-  IndexEntry *ns = calloc(cap, sizeof *ns);
-  if (!ns) return false;
-  for (size_t i = 0; idx->slots && i <= idx->mask; i++) {
-    if (!idx->slots[i].key) continue;
-    size_t j = idx->slots[i].key & (cap - 1);
-    while (ns[j].key) j = (j + 1) & (cap - 1);
-    ns[j] = idx->slots[i];
-  }
-  free(idx->slots);
-  idx->slots = ns;
-  idx->mask = cap - 1;
-  return true;
-}
-
 /* Records a finished element (best effort: out of memory only stops the
  * index from growing). */
 static void index_add(Ctx *c, const uint8_t *p, size_t n, int depth, pbd_Message *m) {
   pbd_ElementIndex *idx = c->o->record;
-  if (!idx || n < kIndexMinBytes) return;
+  if (!idx) return;
   if (!idx->have_opts) {
     idx->opts = *c->o;
     idx->opts.record = NULL;
     idx->have_opts = true;
   }
-  if ((idx->count + 1) * 4 > (idx->slots ? idx->mask + 1 : 0) * 3 && !index_grow(idx)) return;
-  uint64_t key = element_key(p, n, m->def, depth);
-  size_t j = key & idx->mask;
-  while (idx->slots[j].key) {
-    if (idx->slots[j].key == key && idx->slots[j].size == n) return; /* keep the first */
-    j = (j + 1) & idx->mask;
+  IndexEntry e = {0, p, n, m->def, depth, m};
+  if (depth == 0) {
+    if (!idx->root.data) idx->root = e;
+    return;
   }
-  idx->slots[j] = (IndexEntry){key, p, n, m->def, depth, m};
-  idx->count++;
+  if (n < kIndexMinBytes || idx->failed) return;
+  if (idx->count == idx->cap) {
+    size_t cap = idx->cap ? idx->cap * 2 : 1024;
+    IndexEntry *nl = realloc(idx->list, cap * sizeof *nl);
+    if (!nl) {
+      idx->failed = true;
+      return;
+    }
+    idx->list = nl;
+    idx->cap = cap;
+  }
+  idx->list[idx->count++] = e;
+}
+
+static void index_build(pbd_ElementIndex *idx) {
+  idx->built = true;
+  size_t cap = 1024;
+  while (cap < idx->count * 2) cap *= 2;
+  idx->slots = calloc(cap, sizeof *idx->slots);
+  if (!idx->slots) return;
+  idx->mask = cap - 1;
+  for (size_t i = 0; i < idx->count; i++) {
+    IndexEntry e = idx->list[i];
+    e.key = element_key(e.data, e.size, e.type, e.depth);
+    size_t j = e.key & idx->mask;
+    bool dup = false;
+    for (; idx->slots[j].key; j = (j + 1) & idx->mask)
+      if (idx->slots[j].key == e.key && idx->slots[j].size == e.size) dup = true;
+    if (!dup) idx->slots[j] = e; /* of equal elements, keep the first */
+  }
 }
 
 static bool same_tree_options(const pbd_TreeOptions *a, const pbd_TreeOptions *b) {
@@ -316,18 +334,25 @@ static bool same_tree_options(const pbd_TreeOptions *a, const pbd_TreeOptions *b
          a->float_bits == b->float_bits && a->hash_seed == b->hash_seed && a->pool == b->pool;
 }
 
+static bool entry_matches(const IndexEntry *e, const uint8_t *p, size_t n,
+                          const pbd_MessageDef *type, int depth) {
+  return e->data && e->size == n && e->type == type && e->depth == depth &&
+         memcmp(e->data, p, n) == 0;
+}
+
 /* A finished subtree of the reused index with exactly these bytes, or NULL. */
 static pbd_Message *index_find(const Ctx *c, const uint8_t *p, size_t n,
                                const pbd_MessageDef *type, int depth) {
-  const pbd_ElementIndex *idx = c->o->reuse;
-  if (!idx || !idx->slots || n < kIndexMinBytes || !same_tree_options(&idx->opts, c->o))
-    return NULL;
+  pbd_ElementIndex *idx = c->o->reuse;
+  if (!idx || !idx->have_opts || !same_tree_options(&idx->opts, c->o)) return NULL;
+  if (depth == 0) return entry_matches(&idx->root, p, n, type, depth) ? idx->root.m : NULL;
+  if (n < kIndexMinBytes) return NULL;
+  if (!idx->built) index_build(idx);
+  if (!idx->slots) return NULL;
   uint64_t key = element_key(p, n, type, depth);
   for (size_t j = key & idx->mask; idx->slots[j].key; j = (j + 1) & idx->mask) {
     const IndexEntry *e = &idx->slots[j];
-    if (e->key == key && e->size == n && e->type == type && e->depth == depth &&
-        memcmp(e->data, p, n) == 0)
-      return e->m;
+    if (e->key == key && entry_matches(e, p, n, type, depth)) return e->m;
   }
   return NULL;
 }
@@ -769,7 +794,17 @@ static bool finish_message(Ctx *c, pbd_Message *m, int depth) {
   bool sorted = true;
   for (uint32_t i = 1; i < b->nfields && sorted; i++)
     sorted = b->fields[i - 1].f.def->index < b->fields[i].f.def->index;
-  if (!sorted) qsort(b->fields, b->nfields, sizeof *b->fields, compare_field_index);
+  if (!sorted && b->nfields <= 16) { /* few fields: insertion sort */
+    for (uint32_t i = 1; i < b->nfields; i++) {
+      FieldBuild t = b->fields[i];
+      uint32_t j = i;
+      for (; j > 0 && b->fields[j - 1].f.def->index > t.f.def->index; j--)
+        b->fields[j] = b->fields[j - 1];
+      b->fields[j] = t;
+    }
+  } else if (!sorted) {
+    qsort(b->fields, b->nfields, sizeof *b->fields, compare_field_index);
+  }
   /* Map entries keep no unknown fields, as protobuf runtimes parse them. */
   if (m->def && m->def->is_map_entry) b->nunk = 0;
   uint32_t nunk_groups = 0;

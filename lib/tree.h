@@ -135,8 +135,9 @@ typedef struct {
                                   random per run for comparisons */
   const pbd_DefPool *pool;     /* to resolve Any type URLs (may be NULL) */
   pbd_ElementIndex *record;    /* when set, elements of this parse are added */
-  const pbd_ElementIndex *reuse; /* when set, elements found here are shared; it
-                                  must have been recorded with the same options */
+  pbd_ElementIndex *reuse;     /* when set, elements found here are shared; it
+                                  must have been recorded with the same options
+                                  (its lookup table is built on first use) */
 } pbd_TreeOptions;
 
 /* Parses buf[begin, end) as a message of type `type` (NULL: schemaless).

@@ -61,9 +61,14 @@ static char *diff_hex(const pbd_MessageDef *t, const char *lhex, const char *rhe
   pbd_Arena *a = pbd_Arena_New();
   pbd_Status s;
   pbd_Status_Clear(&s);
-  pbd_Message *lm = pbd_Tree_Parse(t, l, 0, ln, o, a, &s);
+  /* As the CLI does: RIGHT shares the elements it has in common with LEFT. */
+  pbd_ElementIndex *idx = pbd_ElementIndex_New();
+  pbd_TreeOptions lo = *o, ro = *o;
+  lo.record = idx;
+  ro.reuse = idx;
+  pbd_Message *lm = pbd_Tree_Parse(t, l, 0, ln, &lo, a, &s);
   ck_assert_msg(lm != NULL, "left %s: %s at %zu (%s)", lhex, s.msg, s.offset, s.path);
-  pbd_Message *rm = pbd_Tree_Parse(t, r, 0, rn, o, a, &s);
+  pbd_Message *rm = pbd_Tree_Parse(t, r, 0, rn, &ro, a, &s);
   ck_assert_msg(rm != NULL, "right %s: %s at %zu (%s)", rhex, s.msg, s.offset, s.path);
   pbd_Buf out = {0};
   pbd_Buf_AppendStr(&out, "");
@@ -71,6 +76,7 @@ static char *diff_hex(const pbd_MessageDef *t, const char *lhex, const char *rhe
   ck_assert_int_eq(pbd_Diff_Run(lm, rm, &d, collect, &out, NULL, &s), 0);
   *hash_equal = pbd_Hash128_Equal(lm->hash, rm->hash);
   pbd_Arena_Free(a);
+  pbd_ElementIndex_Free(idx);
   free(l);
   free(r);
   return out.data;
@@ -602,6 +608,69 @@ START_TEST(errors_every_prefix) {
 }
 END_TEST
 
+/* Shared elements (pbd_ElementIndex): RIGHT reuses LEFT's subtrees for
+ * elements with identical bytes (48 bytes or more), wherever they stand. */
+static char *inner_elem(char tag_hex_byte, char fill, int a) {
+  /* rm element: Inner { a: A, s: 60 x FILL } as "7a LEN ..." */
+  char *out = malloc(512);
+  char *p = out + sprintf(out, "%s 40 08 %02x 12 3c", tag_hex_byte == 'c' ? "aa 01" : "7a", a);
+  for (int i = 0; i < 60; i++) p += sprintf(p, " %02x", (unsigned char)fill);
+  return out;
+}
+
+START_TEST(shared_elements) {
+  const pbd_MessageDef *M = type3("sem3.M");
+  char *A = inner_elem('r', 'a', 1), *B = inner_elem('r', 'b', 2), *C = inner_elem('r', 'c', 3);
+  char *B2 = inner_elem('r', 'b', 5);
+  char l[4096], r[4096];
+  snprintf(l, sizeof l, "%s %s %s", A, B, C);
+  snprintf(r, sizeof r, "%s %s %s", A, B, C);
+  expect(M, l, r, "");
+  snprintf(r, sizeof r, "%s %s %s", A, B2, C);
+  expect(M, l, r, "changed rm[1].a: 2 -> 5\n");
+  snprintf(r, sizeof r, "%s %s %s", C, B, A); /* same elements, other order */
+  expect(M, l, r, "changed rm[0].a: 1 -> 3\nchanged rm[0].s: \"aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa\" -> "
+                  "\"cccccccccccccccccccccccccccccccccccccccccccccccccccccccccccc\"\n"
+                  "changed rm[2].a: 3 -> 1\nchanged rm[2].s: \"cccccccccccccccccccccccccccccccccccccccccccccccccccccccccccc\" -> "
+                  "\"aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa\"\n");
+  /* the same bytes as a oneof member (a singular field) are not shared
+   * across fields: c3 merges, so it is parsed */
+  char *CA = inner_elem('c', 'a', 1);
+  snprintf(r, sizeof r, "%s %s", CA, CA);
+  expect(M, CA, r, "");
+  /* options differ between the sides: nothing is shared */
+  size_t ln;
+  uint8_t *lb = tu_hex(l, &ln);
+  pbd_Arena *a = pbd_Arena_New();
+  pbd_Status s;
+  pbd_Status_Clear(&s);
+  pbd_ElementIndex *idx = pbd_ElementIndex_New();
+  pbd_TreeOptions lo = opts_default(), ro = opts_default();
+  lo.record = idx;
+  ro.reuse = idx;
+  ro.hash_seed = 777;
+  pbd_Message *lm = pbd_Tree_Parse(M, lb, 0, ln, &lo, a, &s);
+  pbd_Message *rm = pbd_Tree_Parse(M, lb, 0, ln, &ro, a, &s);
+  ck_assert(lm && rm && lm != rm);
+  ck_assert(rm->fields[0].v.msgs[0] != lm->fields[0].v.msgs[0]);
+  ro.hash_seed = lo.hash_seed; /* same options: the whole tree is shared */
+  ck_assert_ptr_eq(pbd_Tree_Parse(M, lb, 0, ln, &ro, a, &s), lm);
+  /* ... and reordered elements are found where they stand */
+  snprintf(r, sizeof r, "%s %s %s", C, B2, A);
+  size_t rn;
+  uint8_t *rb = tu_hex(r, &rn);
+  rm = pbd_Tree_Parse(M, rb, 0, rn, &ro, a, &s);
+  ck_assert_ptr_nonnull(rm);
+  ck_assert_ptr_eq(rm->fields[0].v.msgs[0], lm->fields[0].v.msgs[2]);
+  ck_assert_ptr_ne(rm->fields[0].v.msgs[1], lm->fields[0].v.msgs[1]);
+  ck_assert_ptr_eq(rm->fields[0].v.msgs[2], lm->fields[0].v.msgs[0]);
+  free(rb);
+  pbd_Arena_Free(a);
+  pbd_ElementIndex_Free(idx);
+  free(lb), free(A), free(B), free(C), free(B2), free(CA);
+}
+END_TEST
+
 /* Hash seeds: the same content hashes equal under one seed, and the seed
  * changes the hash (so crafted collisions do not carry across runs). */
 START_TEST(hash_seeded) {
@@ -650,6 +719,7 @@ static Suite *suite(void) {
   tcase_add_test(t, errors_depth);
   tcase_add_test(t, errors_every_prefix);
   tcase_add_test(t, hash_seeded);
+  tcase_add_test(t, shared_elements);
   suite_add_tcase(s, t);
   return s;
 }
