@@ -97,6 +97,26 @@ static uint64_t random_seed(void) {
   return (uint64_t)time(NULL) ^ ((uint64_t)getpid() << 32);
 }
 
+/* The option getopt just rejected: "-x" out of a cluster like "-qx", or
+ * the long option as written. */
+static const char *option_name(char **argv) {
+  static char shortopt[3] = "-?";
+  if (optopt > 0 && optopt < 256) {
+    shortopt[1] = (char)optopt;
+    return shortopt;
+  }
+  return argv[optind - 1];
+}
+
+/* Exit 0 after --help or --version, unless writing them failed. */
+static _Noreturn void exit_after_output(void) {
+  if (fflush(stdout) != 0 || ferror(stdout)) {
+    fprintf(stderr, "pbdiff: cannot write to standard output\n");
+    exit(kExitTrouble);
+  }
+  exit(kExitEqual);
+}
+
 enum {
   kOptProto = 256, kOptFormat, kOptDelimited, kOptEquivalent, kOptIgnoreUnknown, kOptStrict,
   kOptFloatBits, kOptMaxDepth, kOptVersion,
@@ -146,10 +166,10 @@ static int parse_options(int argc, char **argv, Options *o) {
         o->tree.max_depth = (int)v;
         break;
       }
-      case 'h': fputs(kUsage, stdout); exit(kExitEqual);
-      case kOptVersion: printf("pbdiff %s\n", PBDIFF_VERSION); exit(kExitEqual);
-      case ':': die_usage("option '%s' needs an argument", argv[optind - 1]); break;
-      default: die_usage("unknown option '%s'", argv[optind - 1]); break;
+      case 'h': fputs(kUsage, stdout); exit_after_output();
+      case kOptVersion: printf("pbdiff %s\n", PBDIFF_VERSION); exit_after_output();
+      case ':': die_usage("option '%s' needs an argument", option_name(argv)); break;
+      default: die_usage("unknown option '%s'", option_name(argv)); break;
     }
   }
   if (o->tree.strict && o->tree.ignore_unknown)
@@ -231,7 +251,7 @@ static bool split_delimited(const pbd_Input *in, Span **spans, size_t *n, pbd_St
     }
     if (len > (uint64_t)(end - q)) {
       pbd_Status_SetErrorAt(s, kPbd_Status_Malformed, (size_t)(p - in->data),
-                            "message %zu of %llu bytes runs past the end (%zu bytes left)", *n,
+                            "message %zu of %llu bytes runs past the end (only %zu left)", *n,
                             (unsigned long long)len, (size_t)(end - q));
       return false;
     }
@@ -370,6 +390,10 @@ int main(int argc, char **argv) {
     type = pbd_DefPool_FindMessageByName(pool, o.type);
     if (!type) {
       fprintf(stderr, "pbdiff: message type '%s' is not in the schema\n", o.type);
+      pbd_DefPool_Free(pool);
+      free(o.schemas);
+      free(o.protos);
+      free(o.includes);
       return kExitTrouble;
     }
   }

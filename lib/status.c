@@ -42,9 +42,17 @@ void pbd_Status_SetErrorAt(pbd_Status *s, pbd_StatusCode code, size_t offset, co
 void pbd_Status_PrependPath(pbd_Status *s, const char *seg) {
   if (!s) return;
   size_t sl = strlen(seg), pl = strlen(s->path);
+  if (strncmp(s->path, "...", 3) == 0) return; /* already cut: the start is lost */
   bool dot = pl > 0 && s->path[0] != '[';
   size_t need = sl + (dot ? 1 : 0);
-  if (need + pl + 1 > sizeof s->path) return; /* too deep to show: keep the tail */
+  if (need + pl + 1 > sizeof s->path) {
+    /* Too deep to show whole: keep the innermost part, marked as cut. */
+    if (pl + 4 <= sizeof s->path) {
+      memmove(s->path + 3, s->path, pl + 1);
+      memcpy(s->path, "...", 3);
+    }
+    return;
+  }
   memmove(s->path + need, s->path, pl + 1);
   memcpy(s->path, seg, sl);
   if (dot) s->path[sl] = '.';

@@ -107,7 +107,7 @@ const uint8_t *pbd_Wire_ReadField(const uint8_t *p, const uint8_t *end, const ui
       }
       if (len > (uint64_t)(end - q)) {
         pbd_Status_SetErrorAt(s, kPbd_Status_Malformed, off(p, base),
-                              "length %llu of field %u runs past the end (%zu bytes left)",
+                              "length %llu of field %u runs past the end (only %zu left)",
                               (unsigned long long)len, f->number, (size_t)(end - q));
         return NULL;
       }

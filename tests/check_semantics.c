@@ -563,6 +563,7 @@ START_TEST(errors_depth) {
   ck_assert_ptr_null(pbd_Tree_Parse(I, buf, 0, n, &o, a, &s));
   ck_assert_int_eq(s.code, kPbd_Status_MaxDepthExceeded);
   ck_assert_ptr_nonnull(strstr(s.path, "child.child.child"));
+  ck_assert_msg(strncmp(s.path, "...child.", 9) == 0, "a cut path is marked: %s", s.path);
   o.max_depth = 200;
   pbd_Status_Clear(&s);
   ck_assert_ptr_nonnull(pbd_Tree_Parse(I, buf, 0, n, &o, a, &s));
