@@ -47,10 +47,16 @@ void pbd_Status_PrependPath(pbd_Status *s, const char *seg) {
   size_t need = sl + (dot ? 1 : 0);
   if (need + pl + 1 > sizeof s->path) {
     /* Too deep to show whole: keep the innermost part, marked as cut. */
-    if (pl + 4 <= sizeof s->path) {
-      memmove(s->path + 3, s->path, pl + 1);
-      memcpy(s->path, "...", 3);
+    if (pl + 4 > sizeof s->path) { /* make room: drop the outermost segment kept */
+      char *dot_at = strchr(s->path, '.');
+      if (!dot_at) return;
+      pl -= (size_t)(dot_at - s->path);
+      memmove(s->path, dot_at, pl + 1);
     }
+    if (pl + 4 > sizeof s->path) return;
+    memmove(s->path + 3, s->path, pl + 1);
+    memcpy(s->path, "...", 3);
+    if (s->path[3] == '.') memmove(s->path + 3, s->path + 4, pl); /* "...a", not "....a" */
     return;
   }
   memmove(s->path + need, s->path, pl + 1);
