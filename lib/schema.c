@@ -432,7 +432,7 @@ static bool load_message(Loader *l, const pbd_WireField *mf, const char *scope, 
   MsgB *m = load_alloc(l, 1, sizeof *m);
   if (!m) return false;
   const char *name = NULL;
-  uint32_t nfields = 0, noneofs = 0;
+  uint32_t nfields = 0, noneofs = 0, nranges = 0;
   bool map_entry_set = false, map_entry = false;
   /* First pass: the name (needed for nested names, whatever the field
    * order), the options and the array sizes. */
@@ -444,6 +444,7 @@ static bool load_message(Loader *l, const pbd_WireField *mf, const char *scope, 
     if (f.number == 2) nfields++;
     if (f.number == 7 && !load_option_bool(l, &f, 7, &map_entry_set, &map_entry)) return false;
     if (f.number == 8) noneofs++;
+    if (f.number == 5) nranges++;
   }
   if (!name || !name[0])
     return load_fail(l, mf->start, kPbd_Status_BadSchema, "message without a name in %s",
@@ -458,6 +459,9 @@ static bool load_message(Loader *l, const pbd_WireField *mf, const char *scope, 
   m->oneof_decl_count = noneofs;
   if (!(m->own = load_alloc(l, nfields, sizeof *m->own))) return false;
   if (!(m->oneof_names = load_alloc(l, noneofs, sizeof *m->oneof_names))) return false;
+  pbd_ExtensionRange *ranges = load_alloc(l, nranges, sizeof *ranges);
+  if (!ranges) return false;
+  m->def.extension_ranges = ranges;
   if (!Vec_Push(&l->pool->msgs, m)) return load_oom(l);
   uint32_t nf = 0, no = 0;
   for (p = mf->data; p < end;) {
@@ -476,6 +480,17 @@ static bool load_message(Loader *l, const pbd_WireField *mf, const char *scope, 
       case 4:
         if (!load_enum(l, &f, full)) return false;
         break;
+      case 5: { /* ExtensionRange: start (1), end (2, exclusive) */
+        pbd_ExtensionRange r = {0, 0};
+        for (const uint8_t *q = f.data, *qend = f.data + f.size; q < qend;) {
+          pbd_WireField g;
+          if (!(q = load_next(l, q, qend, &g))) return false;
+          if (g.number == 1 && is_varint(&g)) r.start = (uint32_t)g.value;
+          if (g.number == 2 && is_varint(&g)) r.end = (uint32_t)g.value;
+        }
+        ranges[m->def.extension_range_count++] = r;
+        break;
+      }
       case 6:
         if (!load_extension(l, &f, full)) return false;
         break;
@@ -754,6 +769,16 @@ static bool resolve_field(pbd_DefPool *pool, FieldB *fb, pbd_Status *s) {
     }
     MsgB *m = e->def;
     d->containing = &m->def;
+    bool in_range = false;
+    for (uint32_t i = 0; i < m->def.extension_range_count && !in_range; i++)
+      in_range = d->number >= m->def.extension_ranges[i].start &&
+                 d->number < m->def.extension_ranges[i].end;
+    if (!in_range) {
+      pbd_Status_SetError(s, kPbd_Status_BadSchema,
+                          "extension %.200s: number %u is not in an extension range of %.200s",
+                          d->full_name, d->number, m->def.full_name);
+      return false;
+    }
     if (m->ext_count == UINT32_MAX - m->own_count) return finalize_oom(s);
     m->ext_count++;
   } else {

@@ -123,6 +123,11 @@ struct pbd_OneofDef {
   uint32_t field_count;
 };
 
+/* Field numbers [start, end) reserved for extensions. */
+typedef struct {
+  uint32_t start, end;
+} pbd_ExtensionRange;
+
 struct pbd_MessageDef {
   const char *full_name;       /* "onnx.ModelProto" */
   const char *name;            /* "ModelProto" */
@@ -140,6 +145,9 @@ struct pbd_MessageDef {
   const pbd_OneofDef *oneofs;  /* real oneofs only (not proto3-optional ones) */
   uint32_t oneof_count;
   bool is_map_entry;           /* map entry: field 1 key, field 2 value */
+  const pbd_ExtensionRange *extension_ranges; /* as declared; every extension of
+                                  the message has its number in one of them */
+  uint32_t extension_range_count;
 };
 
 /* Returns a new empty pool, or NULL when out of memory. */

@@ -631,11 +631,61 @@ START_TEST(test_duplicate_field_number) {
   put_str(&m, 1, "M");
   a = fdesc("a", 3, kPbd_Label_Optional, kPbd_Type_Int32, NULL);
   put_msg(&m, 2, &a);
+  pbd_Buf range = {0};
+  put_int(&range, 1, 1);
+  put_int(&range, 2, 10);
+  put_msg(&m, 5, &range); /* extensions 1 to 9 */
   pbd_Buf x = fdesc("x", 3, kPbd_Label_Optional, kPbd_Type_Int32, NULL);
   put_str(&x, 2, ".p.M");
   put_msg(&m, 6, &x); /* nested extension: p.M.x */
   expect_finalize_error(one_file("a.proto", NULL, &m, 1),
                         "duplicate field number 3 in p.M (a and p.M.x)");
+}
+END_TEST
+
+/* Extension ranges are loaded, and an extension outside them is an error. */
+START_TEST(test_extension_ranges) {
+  pbd_Buf m = {0};
+  put_str(&m, 1, "M");
+  pbd_Buf r1 = {0}, r2 = {0};
+  put_int(&r1, 1, 100);
+  put_int(&r1, 2, 201);
+  put_int(&r2, 2, 1000); /* fields in any order */
+  put_int(&r2, 1, 500);
+  put_msg(&m, 5, &r1);
+  put_msg(&m, 5, &r2);
+  pbd_Buf x = fdesc("x", 300, kPbd_Label_Optional, kPbd_Type_Int32, NULL);
+  put_str(&x, 2, ".p.M");
+  put_msg(&m, 6, &x);
+  expect_finalize_error(one_file("a.proto", NULL, &m, 1),
+                        "extension p.M.x: number 300 is not in an extension range of p.M");
+
+  m = (pbd_Buf){0};
+  put_str(&m, 1, "M");
+  r1 = (pbd_Buf){0};
+  r2 = (pbd_Buf){0};
+  put_int(&r1, 1, 100);
+  put_int(&r1, 2, 201);
+  put_int(&r2, 2, 1000);
+  put_int(&r2, 1, 500);
+  put_msg(&m, 5, &r1);
+  put_msg(&m, 5, &r2);
+  x = fdesc("x", 999, kPbd_Label_Optional, kPbd_Type_Int32, NULL);
+  put_str(&x, 2, ".p.M");
+  put_msg(&m, 6, &x);
+  pbd_Buf set = one_file("a.proto", NULL, &m, 1);
+  pbd_DefPool *pool = pbd_DefPool_New();
+  pbd_Status s;
+  ck_assert(add_buf(pool, &set, &s));
+  ck_assert_msg(pbd_DefPool_Finalize(pool, &s), "%s", s.msg);
+  const pbd_MessageDef *M = pbd_DefPool_FindMessageByName(pool, "p.M");
+  ck_assert_uint_eq(M->extension_range_count, 2);
+  ck_assert_uint_eq(M->extension_ranges[0].start, 100);
+  ck_assert_uint_eq(M->extension_ranges[0].end, 201);
+  ck_assert_uint_eq(M->extension_ranges[1].start, 500);
+  ck_assert_uint_eq(M->extension_ranges[1].end, 1000);
+  ck_assert_ptr_nonnull(pbd_MessageDef_FindFieldByNumber(M, 999));
+  pbd_DefPool_Free(pool);
 }
 END_TEST
 
@@ -1053,6 +1103,7 @@ static Suite *schema_suite(void) {
   tcase_add_test(tc, test_handmade_ok);
   tcase_add_test(tc, test_unresolvable_type);
   tcase_add_test(tc, test_duplicate_field_number);
+  tcase_add_test(tc, test_extension_ranges);
   tcase_add_test(tc, test_duplicate_names);
   tcase_add_test(tc, test_editions_and_bad_files);
   tcase_add_test(tc, test_map_entry_checks);
