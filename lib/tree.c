@@ -292,10 +292,8 @@ static void index_add(Ctx *c, const uint8_t *p, size_t n, int depth, pbd_Message
     idx->have_opts = true;
   }
   IndexEntry e = {0, p, n, m->def, depth, m};
-  if (depth == 0) {
-    if (!idx->root.data) idx->root = e;
-    return;
-  }
+  /* Roots go to the list too: the messages of a delimited stream. */
+  if (depth == 0 && !idx->root.data) idx->root = e;
   if (n < kIndexMinBytes || idx->failed) return;
   if (idx->count == idx->cap) {
     size_t cap = idx->cap ? idx->cap * 2 : 1024;
@@ -345,7 +343,7 @@ static pbd_Message *index_find(const Ctx *c, const uint8_t *p, size_t n,
                                const pbd_MessageDef *type, int depth) {
   pbd_ElementIndex *idx = c->o->reuse;
   if (!idx || !idx->have_opts || !same_tree_options(&idx->opts, c->o)) return NULL;
-  if (depth == 0) return entry_matches(&idx->root, p, n, type, depth) ? idx->root.m : NULL;
+  if (depth == 0 && entry_matches(&idx->root, p, n, type, depth)) return idx->root.m;
   if (n < kIndexMinBytes) return NULL;
   if (!idx->built) index_build(idx);
   if (!idx->slots) return NULL;
