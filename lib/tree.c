@@ -522,10 +522,24 @@ static void prepend_field_path(Ctx *c, const pbd_FieldDef *fd, uint32_t index) {
   }
 }
 
-static bool add_message(Ctx *c, pbd_Message *m, const pbd_FieldDef *fd, const uint8_t *p,
-                        size_t n, int depth, const uint8_t *tag) {
+/* A map entry whose value is a closed enum value the schema does not know:
+ * protobuf readers then keep the whole entry as an unknown field of the map's
+ * message (rule 9), rather than an entry with a default value. */
+static bool entry_has_unknown_enum(const pbd_Message *entry) {
+  const Builder *b = entry->builder_;
+  const pbd_FieldDef *v = pbd_MessageDef_FindFieldByNumber(entry->def, 2);
+  if (!v || v->type != kPbd_Type_Enum || !v->enum_type || !v->enum_type->is_closed) return false;
+  for (uint32_t i = 0; i < b->nunk; i++)
+    if (b->unk[i].number == 2 && b->unk[i].v.kind == kPbd_Value_Varint) return true;
+  return false;
+}
+
+static bool add_message(Ctx *c, pbd_Message *m, const pbd_FieldDef *fd, const pbd_WireField *f,
+                        int depth) {
+  const uint8_t *p = f->data;
+  size_t n = f->size;
   if (depth + 1 > c->max_depth) {
-    pbd_Status_SetErrorAt(c->s, kPbd_Status_MaxDepthExceeded, off(c, tag),
+    pbd_Status_SetErrorAt(c->s, kPbd_Status_MaxDepthExceeded, off(c, f->start),
                           "nesting deeper than %d", c->max_depth);
     prepend_field_path(c, fd, 0);
     return false;
@@ -560,8 +574,16 @@ static bool add_message(Ctx *c, pbd_Message *m, const pbd_FieldDef *fd, const ui
   if (!fd->is_repeated) s->f.count = 0;
   index = s->f.count;
   s->f.v.msgs[s->f.count++] = child;
-  if (!parse_fields(c, child, p, p + n, depth + 1) ||
-      (fd->is_repeated && !finish_message(c, child, depth + 1))) {
+  if (!parse_fields(c, child, p, p + n, depth + 1)) {
+    prepend_field_path(c, fd, index);
+    return false;
+  }
+  if (fd->is_map && entry_has_unknown_enum(child)) {
+    s->f.count--;
+    pbd_Arena_Reset(c->scratch, smark);
+    return record_unknown(c, m, f, depth);
+  }
+  if (fd->is_repeated && !finish_message(c, child, depth + 1)) {
     prepend_field_path(c, fd, index);
     return false;
   }
@@ -605,7 +627,7 @@ static bool add_field(Ctx *c, pbd_Message *m, const pbd_WireField *f, int depth)
         return add_string(c, m, fd, f);
       case kPbd_Type_Message:
       case kPbd_Type_Group:
-        return add_message(c, m, fd, f->data, f->size, depth, f->start);
+        return add_message(c, m, fd, f, depth);
       default:
         return add_scalar(c, m, fd, f->value);
     }

@@ -406,6 +406,13 @@ START_TEST(rule9_enums) {
   pbd_TreeOptions o = opts_default();
   o.ignore_unknown = true;
   expect_o(M2, &o, "2a 03 01 05 02 20 05", "2a 02 01 02", "");
+  /* a map entry whose closed-enum value is unknown stays whole, as an
+   * unknown field, not an entry with the default value */
+  const pbd_MessageDef *W = type2("sem2.WithMap");
+  expect(W, "0a 04 08 01 10 01", "0a 04 08 01 10 01", "");
+  expect(W, "0a 04 08 01 10 07", "0a 02 08 01",
+         "added kinds[1]: _ -> ZERO\nremoved 1[0]: { 1: 1 2: 7 } -> _\n");
+  expect(W, "0a 04 08 01 10 07", "", "removed 1[0]: { 1: 1 2: 7 } -> _\n");
 }
 END_TEST
 
