@@ -63,3 +63,32 @@ void pbd_Buf_Free(pbd_Buf *b) {
   b->len = b->cap = 0;
   b->oom = false;
 }
+
+/* Unicode table 3-7: the allowed range of the second byte depends on the
+ * first, which excludes overlongs, surrogates and values over U+10FFFF. */
+size_t pbd_Utf8_SequenceLength(const unsigned char *p, size_t n) {
+  if (n == 0) return 0;
+  unsigned char c = p[0];
+  if (c < 0x80) return 1;
+  size_t len;
+  unsigned char lo = 0x80, hi = 0xBF; /* allowed range of the second byte */
+  if (c >= 0xC2 && c <= 0xDF) {
+    len = 2;
+  } else if (c >= 0xE0 && c <= 0xEF) {
+    len = 3;
+    if (c == 0xE0) lo = 0xA0;      /* overlong */
+    else if (c == 0xED) hi = 0x9F; /* surrogates */
+  } else if (c >= 0xF0 && c <= 0xF4) {
+    len = 4;
+    if (c == 0xF0) lo = 0x90;      /* overlong */
+    else if (c == 0xF4) hi = 0x8F; /* > U+10FFFF */
+  } else {
+    return 0; /* continuation byte, C0/C1 (overlong), F5..FF */
+  }
+  if (n < len) return 0;
+  if (p[1] < lo || p[1] > hi) return 0;
+  for (size_t i = 2; i < len; i++) {
+    if (p[i] < 0x80 || p[i] > 0xBF) return 0;
+  }
+  return len;
+}

@@ -27,6 +27,12 @@ static inline bool pbd_Hash128_Equal(pbd_Hash128 a, pbd_Hash128 b) {
   return a.lo == b.lo && a.hi == b.hi;
 }
 
+/* Length (1..4) of the well-formed UTF-8 sequence at p[0..n), or 0 when the
+ * bytes there are not one: stray continuation bytes, truncated sequences,
+ * overlong forms, surrogates and code points above U+10FFFF are rejected
+ * (RFC 3629). */
+size_t pbd_Utf8_SequenceLength(const unsigned char *p, size_t n);
+
 /* A growable, NUL-terminated byte buffer.  Zero-initialise it ({0}) before
  * use.  On allocation failure `oom` is set and further appends are ignored,
  * so callers check once at the end. */

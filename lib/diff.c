@@ -7,7 +7,6 @@
  * callback with the path built in one growing buffer. */
 #include "diff.h"
 
-#include <math.h>
 #include <string.h>
 
 #include "format.h"
@@ -84,17 +83,7 @@ void pbd_Diff_AppendKeySegment(pbd_Buf *path, const pbd_Value *key) {
 
 static bool float_equal(const Walk *w, pbd_ValueKind k, uint64_t a, uint64_t b) {
   if (w->o->float_bits || a == b) return a == b;
-  if (k == kPbd_Value_Float) {
-    float x, y;
-    uint32_t ax = (uint32_t)a, bx = (uint32_t)b;
-    memcpy(&x, &ax, 4);
-    memcpy(&y, &bx, 4);
-    return x == y || (isnan(x) && isnan(y)); /* rule 10 */
-  }
-  double x, y;
-  memcpy(&x, &a, 8);
-  memcpy(&y, &b, 8);
-  return x == y || (isnan(x) && isnan(y));
+  return pbd_Value_FloatEqual(k, a, b); /* rule 10 */
 }
 
 static bool is_message_kind(pbd_ValueKind k) {
@@ -159,26 +148,6 @@ static int diff_indexed(Walk *w, const pbd_Field *l, const pbd_Field *r) {
   return rc;
 }
 
-/* A map entry's key or value, the default where the entry leaves it out. */
-static pbd_Value entry_part(const pbd_Message *entry, uint32_t number) {
-  const pbd_FieldDef *fd = pbd_MessageDef_FindFieldByNumber(entry->def, number);
-  const pbd_Field *f = pbd_Message_FindField(entry, number);
-  if (f && f->def) return pbd_Field_Value(f, 0);
-  if (fd) return pbd_FieldDef_DefaultValue(fd);
-  return kNone;
-}
-
-static int compare_key_values(const pbd_Value *a, const pbd_Value *b) {
-  if (a->kind == kPbd_Value_String || a->kind == kPbd_Value_Bytes) {
-    size_t n = a->s.size < b->s.size ? a->s.size : b->s.size;
-    int c = n ? memcmp(a->s.data, b->s.data, n) : 0;
-    if (c) return c;
-    return (a->s.size > b->s.size) - (a->s.size < b->s.size);
-  }
-  if (a->kind == kPbd_Value_Int || a->kind == kPbd_Value_Enum) return (a->i > b->i) - (a->i < b->i);
-  return (a->u > b->u) - (a->u < b->u);
-}
-
 /* Rule 5: entries paired by key; the path names the key, and a change
  * reports the values. */
 static int diff_map(Walk *w, const pbd_Field *l, const pbd_Field *r) {
@@ -188,21 +157,21 @@ static int diff_map(Walk *w, const pbd_Field *l, const pbd_Field *r) {
   while ((i < l->count || j < r->count) && !rc) {
     const pbd_Message *le = i < l->count ? l->v.msgs[i] : NULL;
     const pbd_Message *re = j < r->count ? r->v.msgs[j] : NULL;
-    pbd_Value lk = le ? entry_part(le, 1) : kNone, rk = re ? entry_part(re, 1) : kNone;
-    int c = !le ? 1 : !re ? -1 : compare_key_values(&lk, &rk);
+    pbd_Value lk = le ? pbd_MapEntry_Part(le, 1) : kNone, rk = re ? pbd_MapEntry_Part(re, 1) : kNone;
+    int c = !le ? 1 : !re ? -1 : pbd_Value_CompareKeys(&lk, &rk);
     pbd_Diff_AppendKeySegment(&w->path, c <= 0 ? &lk : &rk);
     if (c == 0) {
       if (!pbd_Hash128_Equal(le->hash, re->hash)) {
-        pbd_Value lv = entry_part(le, 2), rv = entry_part(re, 2);
+        pbd_Value lv = pbd_MapEntry_Part(le, 2), rv = pbd_MapEntry_Part(re, 2);
         rc = diff_values(w, &lv, &rv);
       }
       i++, j++;
     } else if (c < 0) {
-      pbd_Value lv = entry_part(le, 2);
+      pbd_Value lv = pbd_MapEntry_Part(le, 2);
       rc = emit(w, kPbd_Edit_Removed, &lv, NULL);
       i++;
     } else {
-      pbd_Value rv = entry_part(re, 2);
+      pbd_Value rv = pbd_MapEntry_Part(re, 2);
       rc = emit(w, kPbd_Edit_Added, NULL, &rv);
       j++;
     }
@@ -221,9 +190,9 @@ static int field_only(Walk *w, const pbd_Field *f, bool in_left) {
     for (uint32_t i = 0; i < f->count && !rc; i++) {
       pbd_Value v = pbd_Field_Value(f, i);
       if (fd && fd->is_map) {
-        pbd_Value k = entry_part(v.m, 1);
+        pbd_Value k = pbd_MapEntry_Part(v.m, 1);
         pbd_Diff_AppendKeySegment(&w->path, &k);
-        v = entry_part(v.m, 2);
+        v = pbd_MapEntry_Part(v.m, 2);
       } else {
         push_index(w, i);
       }

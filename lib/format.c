@@ -12,37 +12,6 @@
 
 /* ---- UTF-8 ---------------------------------------------------------------- */
 
-/* Length (1..4) of the well-formed UTF-8 sequence at p[0..n), or 0 when the
- * bytes there are not one: stray continuation bytes, truncated sequences,
- * overlong forms, surrogates (U+D800..U+DFFF) and code points above
- * U+10FFFF are all rejected (RFC 3629, Unicode table 3-7). */
-static size_t utf8_seq_len(const unsigned char *p, size_t n) {
-  if (n == 0) return 0;
-  unsigned char c = p[0];
-  if (c < 0x80) return 1;
-  size_t len;
-  unsigned char lo = 0x80, hi = 0xBF; /* allowed range of the second byte */
-  if (c >= 0xC2 && c <= 0xDF) {
-    len = 2;
-  } else if (c >= 0xE0 && c <= 0xEF) {
-    len = 3;
-    if (c == 0xE0) lo = 0xA0;      /* overlong */
-    else if (c == 0xED) hi = 0x9F; /* surrogates */
-  } else if (c >= 0xF0 && c <= 0xF4) {
-    len = 4;
-    if (c == 0xF0) lo = 0x90;      /* overlong */
-    else if (c == 0xF4) hi = 0x8F; /* > U+10FFFF */
-  } else {
-    return 0; /* continuation byte, C0/C1 (overlong), F5..FF */
-  }
-  if (n < len) return 0;
-  if (p[1] < lo || p[1] > hi) return 0;
-  for (size_t i = 2; i < len; i++) {
-    if (p[i] < 0x80 || p[i] > 0xBF) return 0;
-  }
-  return len;
-}
-
 /* ---- numbers -------------------------------------------------------------- */
 
 static float bits_to_float(uint64_t u) {
@@ -126,7 +95,7 @@ static void write_quoted(pbd_Buf *out, pbd_StrView s, bool as_utf8, size_t max_b
   while (i < lim) {
     unsigned char c = p[i];
     if (c >= 0x80) {
-      size_t n = as_utf8 ? utf8_seq_len(p + i, s.size - i) : 0;
+      size_t n = as_utf8 ? pbd_Utf8_SequenceLength(p + i, s.size - i) : 0;
       if (n > 0) {
         if (i + n > lim) break; /* never cut a character */
         pbd_Buf_Append(out, (const char *)p + i, n);
@@ -292,7 +261,7 @@ void pbd_Format_JsonString(pbd_Buf *out, const char *s, size_t n) {
   while (i < n) {
     unsigned char c = p[i];
     if (c >= 0x80) {
-      size_t len = utf8_seq_len(p + i, n - i);
+      size_t len = pbd_Utf8_SequenceLength(p + i, n - i);
       if (len > 0) {
         pbd_Buf_Append(out, (const char *)p + i, len);
         i += len;
@@ -355,31 +324,6 @@ static bool is_64bit_type(const pbd_FieldDef *f) {
 
 static void json_value(pbd_Buf *out, const pbd_Value *v);
 
-/* The known field numbered `number` of a finished message, or NULL. */
-static const pbd_Field *known_field(const pbd_Message *m, uint32_t number) {
-  if (!m) return NULL;
-  for (uint32_t i = 0; i < m->field_count; i++) {
-    if (m->fields[i].number == number && m->fields[i].def && m->fields[i].count > 0) {
-      return &m->fields[i];
-    }
-  }
-  return NULL;
-}
-
-/* Value `number` (1 key, 2 value) of a map entry: the stored one, else the
- * field's default, else None. */
-static pbd_Value map_entry_part(const pbd_Message *entry, const pbd_MessageDef *entry_def,
-                                uint32_t number) {
-  const pbd_Field *f = known_field(entry, number);
-  if (f) return pbd_Field_Value(f, f->count - 1);
-  if (entry && entry->def) entry_def = entry->def;
-  const pbd_FieldDef *fd = entry_def ? pbd_MessageDef_FindFieldByNumber(entry_def, number) : NULL;
-  if (fd) return pbd_FieldDef_DefaultValue(fd);
-  pbd_Value none;
-  memset(&none, 0, sizeof none);
-  return none;
-}
-
 /* A map key as a JSON object key (always a string). */
 static void json_map_key(pbd_Buf *out, const pbd_Value *k) {
   switch (k->kind) {
@@ -431,8 +375,8 @@ static void json_object_fields(pbd_Buf *out, const pbd_Message *m, bool first) {
       for (uint32_t i = 0; i < f->count; i++) {
         pbd_Value e = pbd_Field_Value(f, i);
         const pbd_Message *em = is_message_kind(e.kind) ? e.m : NULL;
-        pbd_Value k = map_entry_part(em, d->message_type, 1);
-        pbd_Value val = map_entry_part(em, d->message_type, 2);
+        pbd_Value k = pbd_MapEntry_Part(em, 1);
+        pbd_Value val = pbd_MapEntry_Part(em, 2);
         if (i > 0) pbd_Buf_AppendStr(out, ", ");
         json_map_key(out, &k);
         pbd_Buf_AppendStr(out, ": ");

@@ -103,8 +103,7 @@ static uint64_t decode_scalar(pbd_FieldType t, uint64_t raw) {
 
 /* ---- UTF-8 ---------------------------------------------------------------- */
 
-/* Returns the offset of the first invalid byte, or n when s is valid UTF-8
- * (no overlongs, no surrogates, nothing above U+10FFFF). */
+/* Returns the offset of the first invalid byte, or n when s is valid UTF-8. */
 static size_t utf8_invalid_at(const uint8_t *s, size_t n) {
   size_t i = 0;
   while (i < n) {
@@ -116,23 +115,8 @@ static size_t utf8_invalid_at(const uint8_t *s, size_t n) {
         continue;
       }
     }
-    uint8_t b = s[i];
-    if (b < 0x80) {
-      i++;
-      continue;
-    }
-    size_t len;
-    uint32_t min, cp;
-    if ((b & 0xe0) == 0xc0) { len = 2; min = 0x80; cp = b & 0x1f; }
-    else if ((b & 0xf0) == 0xe0) { len = 3; min = 0x800; cp = b & 0x0f; }
-    else if ((b & 0xf8) == 0xf0) { len = 4; min = 0x10000; cp = b & 0x07; }
-    else return i;
-    if (n - i < len) return i;
-    for (size_t k = 1; k < len; k++) {
-      if ((s[i + k] & 0xc0) != 0x80) return i;
-      cp = cp << 6 | (s[i + k] & 0x3f);
-    }
-    if (cp < min || cp > 0x10ffff || (cp >= 0xd800 && cp <= 0xdfff)) return i;
+    size_t len = pbd_Utf8_SequenceLength(s + i, n - i);
+    if (!len) return i;
     i += len;
   }
   return n;
@@ -655,20 +639,6 @@ static bool parse_fields(Ctx *c, pbd_Message *m, const uint8_t *p, const uint8_t
 
 /* ---- Finishing: canonical form -------------------------------------------- */
 
-static bool float_value_equal(pbd_ValueKind k, uint64_t a, uint64_t b) {
-  if (k == kPbd_Value_Float) {
-    float x, y;
-    uint32_t ax = (uint32_t)a, bx = (uint32_t)b;
-    memcpy(&x, &ax, 4);
-    memcpy(&y, &bx, 4);
-    return x == y || (isnan(x) && isnan(y));
-  }
-  double x, y;
-  memcpy(&x, &a, 8);
-  memcpy(&y, &b, 8);
-  return x == y || (isnan(x) && isnan(y));
-}
-
 static bool str_equal(pbd_StrView a, pbd_StrView b) {
   return a.size == b.size && (a.size == 0 || memcmp(a.data, b.data, a.size) == 0);
 }
@@ -686,7 +656,7 @@ static bool is_default(const pbd_Field *f, bool by_value) {
   if (kind_is_str(f->kind)) return str_equal(f->v.strs[0], fd->default_value.s);
   uint64_t v = f->v.scalars[0], d = fd->default_value.u;
   if (by_value && (f->kind == kPbd_Value_Float || f->kind == kPbd_Value_Double))
-    return float_value_equal(f->kind, v, d);
+    return pbd_Value_FloatEqual(f->kind, v, d);
   return v == d;
 }
 
@@ -698,37 +668,22 @@ static bool drop_as_default(const Ctx *c, const pbd_Message *m, const pbd_Field 
   return c->o->equivalent && is_default(f, true);
 }
 
-/* Map keys order: integers by value, bools false < true, strings bytewise. */
-static int compare_keys(const pbd_Message *a, const pbd_Message *b, const pbd_FieldDef *key) {
-  const pbd_Field *fa = pbd_Message_FindField(a, 1), *fb = pbd_Message_FindField(b, 1);
-  if (fa && !fa->def) fa = NULL;
-  if (fb && !fb->def) fb = NULL;
-  if (kind_is_str(kind_of_type(key->type))) {
-    pbd_StrView x = fa ? fa->v.strs[0] : key->default_value.s;
-    pbd_StrView y = fb ? fb->v.strs[0] : key->default_value.s;
-    size_t n = x.size < y.size ? x.size : y.size;
-    int r = n ? memcmp(x.data, y.data, n) : 0;
-    if (r) return r;
-    return (x.size > y.size) - (x.size < y.size);
-  }
-  uint64_t x = fa ? fa->v.scalars[0] : key->default_value.u;
-  uint64_t y = fb ? fb->v.scalars[0] : key->default_value.u;
-  if (kind_of_type(key->type) == kPbd_Value_Int) {
-    int64_t sx = (int64_t)x, sy = (int64_t)y;
-    return (sx > sy) - (sx < sy);
-  }
-  return (x > y) - (x < y);
+/* Map keys order (pbd_Value_CompareKeys): integers by value, bools false
+ * before true, strings bytewise; a missing key is the default. */
+static int compare_keys(const pbd_Message *a, const pbd_Message *b) {
+  pbd_Value x = pbd_MapEntry_Part(a, 1), y = pbd_MapEntry_Part(b, 1);
+  return pbd_Value_CompareKeys(&x, &y);
 }
 
 /* Stable merge sort of map entries by key (qsort is not stable, and the
  * order among equal keys decides which duplicate wins). */
-static void sort_entries(pbd_Message **v, pbd_Message **tmp, size_t n, const pbd_FieldDef *key) {
+static void sort_entries(pbd_Message **v, pbd_Message **tmp, size_t n) {
   if (n < 2) return;
   size_t h = n / 2;
-  sort_entries(v, tmp, h, key);
-  sort_entries(v + h, tmp, n - h, key);
+  sort_entries(v, tmp, h);
+  sort_entries(v + h, tmp, n - h);
   size_t i = 0, j = h, k = 0;
-  while (i < h && j < n) tmp[k++] = compare_keys(v[j], v[i], key) < 0 ? v[j++] : v[i++];
+  while (i < h && j < n) tmp[k++] = compare_keys(v[j], v[i]) < 0 ? v[j++] : v[i++];
   while (i < h) tmp[k++] = v[i++];
   while (j < n) tmp[k++] = v[j++];
   memcpy(v, tmp, n * sizeof *v);
@@ -736,14 +691,13 @@ static void sort_entries(pbd_Message **v, pbd_Message **tmp, size_t n, const pbd
 
 /* Rule 5: entries sorted by key; of duplicate keys the last one stays whole. */
 static bool canonicalize_map(Ctx *c, pbd_Field *f) {
-  const pbd_FieldDef *key = pbd_MessageDef_FindFieldByNumber(f->def->message_type, 1);
-  if (!key || f->count < 2) return true;
+  if (f->count < 2) return true;
   pbd_Message **tmp = pbd_Arena_Malloc(c->scratch, sizeof(pbd_Message *) * f->count);
   if (!tmp) return oom(c);
-  sort_entries(f->v.msgs, tmp, f->count, key);
+  sort_entries(f->v.msgs, tmp, f->count);
   uint32_t out = 0;
   for (uint32_t i = 0; i < f->count; i++) {
-    if (i + 1 < f->count && compare_keys(f->v.msgs[i], f->v.msgs[i + 1], key) == 0) continue;
+    if (i + 1 < f->count && compare_keys(f->v.msgs[i], f->v.msgs[i + 1]) == 0) continue;
     f->v.msgs[out++] = f->v.msgs[i];
   }
   f->count = out;
@@ -1020,6 +974,41 @@ pbd_Message *pbd_Tree_Parse(const pbd_MessageDef *type, const uint8_t *buf, size
   pbd_Arena_Free(c.scratch);
   if (ok) index_add(&c, buf + begin, end - begin, 0, m);
   return ok ? m : NULL;
+}
+
+bool pbd_Value_FloatEqual(pbd_ValueKind k, uint64_t a, uint64_t b) {
+  if (k == kPbd_Value_Float) {
+    float x, y;
+    uint32_t ax = (uint32_t)a, bx = (uint32_t)b;
+    memcpy(&x, &ax, 4);
+    memcpy(&y, &bx, 4);
+    return x == y || (isnan(x) && isnan(y));
+  }
+  double x, y;
+  memcpy(&x, &a, 8);
+  memcpy(&y, &b, 8);
+  return x == y || (isnan(x) && isnan(y));
+}
+
+int pbd_Value_CompareKeys(const pbd_Value *a, const pbd_Value *b) {
+  if (a->kind == kPbd_Value_String || a->kind == kPbd_Value_Bytes) {
+    size_t n = a->s.size < b->s.size ? a->s.size : b->s.size;
+    int r = n ? memcmp(a->s.data, b->s.data, n) : 0;
+    if (r) return r;
+    return (a->s.size > b->s.size) - (a->s.size < b->s.size);
+  }
+  if (a->kind == kPbd_Value_Int || a->kind == kPbd_Value_Enum) return (a->i > b->i) - (a->i < b->i);
+  return (a->u > b->u) - (a->u < b->u);
+}
+
+pbd_Value pbd_MapEntry_Part(const pbd_Message *entry, uint32_t number) {
+  const pbd_Field *f = pbd_Message_FindField(entry, number);
+  if (f && f->def) return pbd_Field_Value(f, 0);
+  const pbd_FieldDef *fd = entry->def ? pbd_MessageDef_FindFieldByNumber(entry->def, number) : NULL;
+  if (fd) return pbd_FieldDef_DefaultValue(fd);
+  pbd_Value none;
+  memset(&none, 0, sizeof none);
+  return none;
 }
 
 pbd_Value pbd_Field_Value(const pbd_Field *f, uint32_t i) {

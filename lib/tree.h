@@ -155,6 +155,16 @@ pbd_Value pbd_Field_Value(const pbd_Field *f, uint32_t i);
  * message fields is represented with m == NULL). */
 pbd_Value pbd_FieldDef_DefaultValue(const pbd_FieldDef *f);
 
+/* Float or Double values (their bits in a and b) equal as rule 10 says:
+ * as `==`, except that all NaNs are equal. */
+bool pbd_Value_FloatEqual(pbd_ValueKind k, uint64_t a, uint64_t b);
+/* The order of map keys (<0, 0, >0): integers by value, bools false before
+ * true, strings bytewise.  Both keys are of one kind. */
+int pbd_Value_CompareKeys(const pbd_Value *a, const pbd_Value *b);
+/* A map entry's key (1) or value (2); the default when the entry leaves it
+ * out (an empty message, m == NULL, for a message value). */
+pbd_Value pbd_MapEntry_Part(const pbd_Message *entry, uint32_t number);
+
 /* The type URL of an Any with a parsed payload (field 1), else empty. */
 pbd_StrView pbd_Message_AnyTypeUrl(const pbd_Message *m);
 
