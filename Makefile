@@ -74,4 +74,19 @@ demo: deps
 	@scripts/demo.sh $(BUILD)/pbdiff
 
 clean:
-	rm -rf build build-asan
+	rm -rf build build-asan build-fuzz
+
+# libFuzzer target (clang): make fuzz [FUZZ_SECONDS=60]
+FUZZ_SECONDS ?= 60
+build-fuzz/fuzz.desc: testdata/proto/sem3.proto testdata/proto/sem2.proto
+	@mkdir -p build-fuzz
+	protoc --include_imports -Itestdata/proto -I/usr/include -o$@ sem3.proto sem2.proto onnx/onnx.proto
+build-fuzz/fuzz_compare: fuzz/fuzz_compare.c $(LIB_SRC) $(wildcard lib/*.h)
+	@mkdir -p build-fuzz
+	clang -std=c11 -g -O1 -Ilib -D_POSIX_C_SOURCE=200809L -D_DEFAULT_SOURCE \
+	  -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all -o $@ fuzz/fuzz_compare.c $(LIB_SRC) -lxxhash -lm
+fuzz: build-fuzz/fuzz_compare build-fuzz/fuzz.desc
+	@mkdir -p build-fuzz/corpus
+	PBDIFF_FUZZ_DESC=build-fuzz/fuzz.desc build-fuzz/fuzz_compare -max_total_time=$(FUZZ_SECONDS) \
+	  -max_len=4096 build-fuzz/corpus fuzz/seeds
+.PHONY: fuzz

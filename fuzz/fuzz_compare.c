@@ -1,0 +1,103 @@
+/* libFuzzer harness: the whole compare pipeline on hostile bytes.
+ *
+ * The first byte picks a message type (schemaless, sem3.M, sem2.M,
+ * onnx.ModelProto) and options; the rest is split in two at a point the
+ * second byte picks.  Both halves are parsed (RIGHT sharing LEFT's elements,
+ * as the CLI does), compared, and every edit formatted as text and JSON.
+ * The schemas come from the descriptor set named by $PBDIFF_FUZZ_DESC (made
+ * by `make fuzz`).  Any crash, leak or sanitizer report is a bug; errors are
+ * fine. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "diff.h"
+#include "format.h"
+#include "input.h"
+#include "schema.h"
+#include "tree.h"
+
+static pbd_DefPool *pool;
+static const pbd_MessageDef *types[4];
+
+int LLVMFuzzerInitialize(int *argc, char ***argv) {
+  (void)argc, (void)argv;
+  const char *desc = getenv("PBDIFF_FUZZ_DESC");
+  if (!desc) return 0;
+  pbd_Status s;
+  pbd_Status_Clear(&s);
+  pbd_Input in;
+  pool = pbd_DefPool_New();
+  if (!pbd_Input_Open(&in, desc, &s) ||
+      !pbd_DefPool_AddFileDescriptorSet(pool, in.data, in.size, desc, &s) ||
+      !pbd_DefPool_Finalize(pool, &s)) {
+    fprintf(stderr, "fuzz: cannot load %s: %s\n", desc, s.msg);
+    abort();
+  }
+  pbd_Input_Close(&in);
+  types[1] = pbd_DefPool_FindMessageByName(pool, "sem3.M");
+  types[2] = pbd_DefPool_FindMessageByName(pool, "sem2.M");
+  types[3] = pbd_DefPool_FindMessageByName(pool, "onnx.ModelProto");
+  return 0;
+}
+
+static int format_edit(void *ctx, const pbd_Edit *e) {
+  pbd_Buf *b = ctx;
+  pbd_TextOptions o = {.max_bytes = 64};
+  pbd_Buf_AppendStr(b, e->path);
+  pbd_Format_TextValue(b, &e->left, &o);
+  pbd_Format_TextValue(b, &e->right, &o);
+  pbd_Format_JsonValue(b, &e->left);
+  pbd_Format_JsonValue(b, &e->right);
+  pbd_Buf_Truncate(b, 0);
+  return 0;
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
+  if (size < 2) return 0;
+  uint8_t sel = data[0], cut = data[1];
+  data += 2;
+  size -= 2;
+  size_t mid = size ? (size * cut) / 255 : 0;
+  pbd_TreeOptions o;
+  memset(&o, 0, sizeof o);
+  o.pool = pool;
+  o.hash_seed = 1;
+  o.equivalent = sel & 4;
+  o.ignore_unknown = sel & 8;
+  o.float_bits = sel & 16;
+  o.max_depth = sel & 32 ? 5 : 0;
+  const pbd_MessageDef *t = types[sel & 3];
+  pbd_ElementIndex *idx = pbd_ElementIndex_New();
+  pbd_Arena *la = pbd_Arena_New(), *ra = pbd_Arena_New();
+  pbd_TreeOptions lo = o, ro = o;
+  lo.record = idx;
+  ro.reuse = idx;
+  pbd_Status s;
+  pbd_Status_Clear(&s);
+  /* exact-size copies so that ASan sees any over-read */
+  uint8_t *l = malloc(mid ? mid : 1), *r = malloc(size - mid ? size - mid : 1);
+  memcpy(l, data, mid);
+  memcpy(r, data + mid, size - mid);
+  pbd_Message *lm = pbd_Tree_Parse(t, l, 0, mid, &lo, la, &s);
+  pbd_Message *rm = lm ? pbd_Tree_Parse(t, r, 0, size - mid, &ro, ra, &s) : NULL;
+  if (lm && rm) {
+    pbd_Buf b = {0};
+    pbd_DiffOptions d = {.float_bits = o.float_bits};
+    size_t n = 0;
+    pbd_Diff_Run(lm, rm, &d, format_edit, &b, &n, &s);
+    /* a tree always equals itself */
+    size_t self = 0;
+    pbd_Diff_Run(lm, lm, &d, format_edit, &b, &self, &s);
+    if (self != 0) abort();
+    pbd_Buf_Free(&b);
+  } else if (s.code == kPbd_Status_Ok || !s.msg[0]) {
+    abort(); /* a failed parse must say why */
+  }
+  pbd_Arena_Free(ra);
+  pbd_Arena_Free(la);
+  pbd_ElementIndex_Free(idx);
+  free(l);
+  free(r);
+  return 0;
+}
