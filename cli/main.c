@@ -350,8 +350,9 @@ static long compare(const Side *l, const Side *r, const Options *o, pbd_Reporter
       const pbd_Message *m = i < l->nspans ? l->roots[i] : r->roots[i];
       pbd_Value v = {.kind = kPbd_Value_Message, .m = m};
       pbd_Value none = {.kind = kPbd_Value_None};
-      pbd_Edit e = {i < l->nspans ? kPbd_Edit_Removed : kPbd_Edit_Added, prefix,
-                    i < l->nspans ? v : none, i < l->nspans ? none : v};
+      pbd_Edit e = {i < l->nspans ? kPbd_Edit_Removed : kPbd_Edit_Added, prefix, 0, NULL,
+                    i < l->nspans ? v : none, i < l->nspans ? none : v,
+                    i < l->nspans ? (int64_t)i : -1, i < l->nspans ? -1 : (int64_t)i};
       total++;
       if (o->quiet) return (long)total;
       pbd_Reporter_Edit(rep, &e);

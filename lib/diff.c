@@ -17,6 +17,8 @@ typedef struct {
   void *ctx;
   size_t n;
   pbd_Buf path;
+  size_t parent_len;              /* path length of the message being walked */
+  const pbd_MessageDef *parent;   /* and its type */
 } Walk;
 
 const char *pbd_EditKind_String(pbd_EditKind k) {
@@ -25,6 +27,7 @@ const char *pbd_EditKind_String(pbd_EditKind k) {
     case kPbd_Edit_Removed: return "removed";
     case kPbd_Edit_Changed: return "changed";
     case kPbd_Edit_Presence: return "presence";
+    case kPbd_Edit_Moved: return "moved";
   }
   return "?";
 }
@@ -32,7 +35,8 @@ const char *pbd_EditKind_String(pbd_EditKind k) {
 static const pbd_Value kNone = {.kind = kPbd_Value_None};
 
 static int emit(Walk *w, pbd_EditKind kind, const pbd_Value *l, const pbd_Value *r) {
-  pbd_Edit e = {kind, w->path.data ? w->path.data : "", l ? *l : kNone, r ? *r : kNone};
+  pbd_Edit e = {kind, w->path.data ? w->path.data : "", w->parent_len, w->parent,
+                l ? *l : kNone, r ? *r : kNone, -1, -1};
   w->n++;
   return w->fn(w->ctx, &e);
 }
@@ -272,13 +276,20 @@ static int diff_message(Walk *w, const pbd_Message *l, const pbd_Message *r) {
     pbd_Buf_Truncate(&w->path, mark);
     return rc;
   }
-  return diff_fields(w, l, r);
+  size_t saved_len = w->parent_len;
+  const pbd_MessageDef *saved = w->parent;
+  w->parent_len = w->path.len;
+  w->parent = l->def;
+  int rc = diff_fields(w, l, r);
+  w->parent_len = saved_len;
+  w->parent = saved;
+  return rc;
 }
 
 int pbd_Diff_Run(const pbd_Message *left, const pbd_Message *right, const pbd_DiffOptions *opts,
                  pbd_EditFunc *fn, void *ctx, size_t *n_edits, pbd_Status *s) {
   static const pbd_DiffOptions kDefaults = {0};
-  Walk w = {opts ? opts : &kDefaults, fn, ctx, 0, {0}};
+  Walk w = {opts ? opts : &kDefaults, fn, ctx, 0, {0}, 0, NULL};
   if (w.o->path_prefix) pbd_Buf_AppendStr(&w.path, w.o->path_prefix);
   pbd_Buf_AppendStr(&w.path, ""); /* path.data is never NULL from here */
   int rc = diff_message(&w, left, right);

@@ -22,23 +22,66 @@ typedef enum {
   kPbd_Edit_Changed,   /* both sides hold a value and the values differ */
   kPbd_Edit_Presence,  /* one side sets a field with presence to its default,
                           the other leaves it unset (None) */
+  kPbd_Edit_Moved,     /* a repeated element (matched by key or as a set) is at
+                          another position: left_index -> right_index; both
+                          values hold it (--report-moves) */
 } pbd_EditKind;
 
-/* "added", "removed", "changed", "presence" */
+/* "added", "removed", "changed", "presence", "moved" */
 const char *pbd_EditKind_String(pbd_EditKind k);
 
 typedef struct {
   pbd_EditKind kind;
   const char *path;    /* design.md path syntax; valid during the callback */
+  /* path[0, parent_len) is the path of the message that holds the field
+   * (empty for a field of the root), and `parent` its type (NULL without a
+   * schema): reporters group edits by it. */
+  size_t parent_len;
+  const pbd_MessageDef *parent;
   pbd_Value left, right;
+  /* Positions of a repeated element in LEFT and RIGHT (moved edits; also set
+   * for added/removed/changed elements of repeated fields, else -1). */
+  int64_t left_index, right_index;
 } pbd_Edit;
 
 /* Receives one edit; a non-zero return stops the walk (pbd_Diff_Run then
  * returns that value). */
 typedef int pbd_EditFunc(void *ctx, const pbd_Edit *e);
 
+/* How the elements of one repeated field are matched. */
+typedef enum {
+  kPbd_Match_Sequence = 0, /* aligned as sequences (the default) */
+  kPbd_Match_Set,          /* a multiset: order ignored (--repeated-as-set) */
+  kPbd_Match_Key,          /* matched by key subfields (--key) */
+} pbd_MatchKind;
+
+enum { kPbd_MaxKeyFields = 8 };
+
+typedef struct {
+  const pbd_FieldDef *field;   /* a repeated field */
+  pbd_MatchKind kind;
+  const pbd_FieldDef *key[kPbd_MaxKeyFields]; /* Key: fields of the element type */
+  size_t key_count;
+} pbd_MatchRule;
+
+/* A field or path to leave out of the comparison (--ignore). */
+typedef struct {
+  const pbd_FieldDef *field;   /* by full field name, or NULL */
+  const char *pattern;         /* a path pattern ("graph.node[*].doc_string"), or NULL */
+} pbd_IgnoreRule;
+
 typedef struct {
   bool float_bits;     /* compare floats by bit pattern */
+  /* Tolerances (as MessageDifferencer's SetFractionAndMargin): two floats
+   * are equal when |a-b| <= float_margin or |a-b| <= float_fraction *
+   * max(|a|,|b|).  Both 0: exact (rule 10). */
+  double float_margin, float_fraction;
+  bool report_moves;   /* emit moved edits for keyed and set elements */
+  bool partial;        /* compare only the fields set in LEFT */
+  const pbd_MatchRule *rules;
+  size_t rule_count;
+  const pbd_IgnoreRule *ignores;
+  size_t ignore_count;
   const char *path_prefix; /* prepended to every path, e.g. "[3]" in a stream; may be NULL */
 } pbd_DiffOptions;
 

@@ -532,18 +532,26 @@ static pbd_Value none_value(void) { return mk_u(kPbd_Value_None, 0, NULL); }
 static size_t sample_edits(pbd_Edit *e, char big[200]) {
   memset(big, 'z', 200);
   size_t n = 0;
-  e[n++] = (pbd_Edit){kPbd_Edit_Changed, "a.b", mk_i(kPbd_Value_Int, 1, &fd_i64),
-                      mk_i(kPbd_Value_Int, 2, &fd_i64)};
-  e[n++] = (pbd_Edit){kPbd_Edit_Added, "c[0]", none_value(), S("x\"y")};
-  e[n++] = (pbd_Edit){kPbd_Edit_Removed, "labels[\"k\"]", mk_m(kPbd_Value_Message, &sub_msg),
-                      none_value()};
-  e[n++] = (pbd_Edit){kPbd_Edit_Presence, "opt", none_value(), mk_i(kPbd_Value_Int, 0, &fd_i32)};
-  e[n++] = (pbd_Edit){kPbd_Edit_Presence, "flag", mk_u(kPbd_Value_Bool, 0, NULL), none_value()};
-  e[n++] = (pbd_Edit){kPbd_Edit_Changed, "", mk_m(kPbd_Value_Message, &sub_msg),
-                      mk_m(kPbd_Value_Message, NULL)};
-  e[n++] = (pbd_Edit){kPbd_Edit_Changed, "data", mk_s(kPbd_Value_Bytes, big, 200), B("\x01")};
-  e[n++] = (pbd_Edit){kPbd_Edit_Changed, "f", mk_u(kPbd_Value_Float, fbits(NAN), NULL),
-                      mk_u(kPbd_Value_Float, fbits(0.1f), NULL)};
+  e[n++] = (pbd_Edit){kPbd_Edit_Changed, "a.b", 0, NULL, mk_i(kPbd_Value_Int, 1, &fd_i64),
+                      mk_i(kPbd_Value_Int, 2, &fd_i64)
+                      , -1, -1};
+  e[n++] = (pbd_Edit){kPbd_Edit_Added, "c[0]", 0, NULL, none_value(), S("x\"y")
+                      , -1, -1};
+  e[n++] = (pbd_Edit){kPbd_Edit_Removed, "labels[\"k\"]", 0, NULL, mk_m(kPbd_Value_Message, &sub_msg),
+                      none_value()
+                      , -1, -1};
+  e[n++] = (pbd_Edit){kPbd_Edit_Presence, "opt", 0, NULL, none_value(), mk_i(kPbd_Value_Int, 0, &fd_i32)
+                      , -1, -1};
+  e[n++] = (pbd_Edit){kPbd_Edit_Presence, "flag", 0, NULL, mk_u(kPbd_Value_Bool, 0, NULL), none_value()
+                      , -1, -1};
+  e[n++] = (pbd_Edit){kPbd_Edit_Changed, "", 0, NULL, mk_m(kPbd_Value_Message, &sub_msg),
+                      mk_m(kPbd_Value_Message, NULL)
+                      , -1, -1};
+  e[n++] = (pbd_Edit){kPbd_Edit_Changed, "data", 0, NULL, mk_s(kPbd_Value_Bytes, big, 200), B("\x01")
+                      , -1, -1};
+  e[n++] = (pbd_Edit){kPbd_Edit_Changed, "f", 0, NULL, mk_u(kPbd_Value_Float, fbits(NAN), NULL),
+                      mk_u(kPbd_Value_Float, fbits(0.1f), NULL)
+                      , -1, -1};
   return n;
 }
 
@@ -578,7 +586,7 @@ START_TEST(test_report_text_streams) {
   FILE *out = open_memstream(&text, &size);
   ck_assert_ptr_nonnull(out);
   pbd_Reporter *r = pbd_Reporter_New(kPbd_Report_Text, out);
-  pbd_Edit e = {kPbd_Edit_Added, "x", none_value(), mk_i(kPbd_Value_Int, 3, &fd_i32)};
+  pbd_Edit e = {kPbd_Edit_Added, "x", 0, NULL, none_value(), mk_i(kPbd_Value_Int, 3, &fd_i32), -1, -1};
   ck_assert_int_eq(pbd_Reporter_Edit(r, &e), 0);
   fflush(out);
   ck_assert_str_eq(text, "x: added 3\n");
