@@ -92,6 +92,13 @@ typedef struct {
 int pbd_Diff_Run(const pbd_Message *left, const pbd_Message *right, const pbd_DiffOptions *opts,
                  pbd_EditFunc *fn, void *ctx, size_t *n_edits, pbd_Status *s);
 
+/* Builds a match rule from its command-line form: for kPbd_Match_Set the
+ * full name of a repeated field ("onnx.GraphProto.node"); for
+ * kPbd_Match_Key "FIELD=SUBFIELD[+SUBFIELD...]" with singular scalar
+ * subfields of the element type.  Usage errors name what is wrong. */
+bool pbd_MatchRule_Parse(const pbd_DefPool *pool, pbd_MatchKind kind, const char *spec,
+                         pbd_MatchRule *rule, pbd_Status *s);
+
 /* Appends a map key as a path segment: `["a\"b"]` (JSON-quoted) for strings,
  * `[5]`, `[true]` for others. */
 void pbd_Diff_AppendKeySegment(pbd_Buf *path, const pbd_Value *key);
