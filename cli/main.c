@@ -34,6 +34,11 @@ typedef struct {
   bool delimited;
   pbd_TreeOptions tree;
   pbd_DiffOptions diff;
+  /* matching rules as given, resolved against the schema once loaded */
+  const char **sets, **keys, **ignores;
+  size_t nsets, nkeys, nignores;
+  pbd_MatchRule *rules;
+  pbd_IgnoreRule *ignore_rules;
 } Options;
 
 static const char kUsage[] =
@@ -57,6 +62,17 @@ static const char kUsage[] =
     "      --delimited        inputs are streams of varint length-prefixed messages,\n"
     "                         compared message by message\n"
     "      --max-depth N      nesting limit for messages and groups (default 100)\n"
+    "\n"
+    "Matching (FIELD is a full field name, package.Message.field):\n"
+    "      --key FIELD=SUB[+SUB...]  match the elements of a repeated message field\n"
+    "                         by key subfields; paths name the key: node[name=\"conv1\"]\n"
+    "      --repeated-as-set FIELD   elements of FIELD are a multiset (order ignored)\n"
+    "      --report-moves     report keyed or set elements whose position changed\n"
+    "      --ignore FIELD|PATTERN    leave out a field (full name) or a path pattern\n"
+    "                         with [*] for any index or key: graph.node[*].doc_string\n"
+    "      --partial          compare only the fields set in LEFT (the expected side)\n"
+    "      --float-margin X   floats equal when |a-b| <= X\n"
+    "      --float-fraction Y floats equal when |a-b| <= Y * max(|a|,|b|)\n"
     "\n"
     "Output:\n"
     "  -q, --quiet            print nothing; the exit status tells\n"
@@ -119,8 +135,21 @@ static _Noreturn void exit_after_output(void) {
 
 enum {
   kOptProto = 256, kOptFormat, kOptDelimited, kOptEquivalent, kOptIgnoreUnknown, kOptStrict,
-  kOptFloatBits, kOptMaxDepth, kOptVersion,
+  kOptFloatBits, kOptMaxDepth, kOptVersion, kOptKey, kOptSet, kOptMoves, kOptIgnore,
+  kOptPartial, kOptMargin, kOptFraction,
 };
+
+/* A float option's value: finite and not negative. */
+static double parse_tolerance(const char *opt, const char *arg) {
+  char *end;
+  double v = strtod(arg, &end);
+  if (*end || end == arg || !(v >= 0) || v > 1e300) {
+    char msg[128];
+    snprintf(msg, sizeof msg, "%s wants a number >= 0, not '%%s'", opt);
+    die_usage(msg, arg);
+  }
+  return v;
+}
 
 static int parse_options(int argc, char **argv, Options *o) {
   static const struct option longopts[] = {
@@ -136,6 +165,13 @@ static int parse_options(int argc, char **argv, Options *o) {
       {"strict", no_argument, NULL, kOptStrict},
       {"float-bits", no_argument, NULL, kOptFloatBits},
       {"max-depth", required_argument, NULL, kOptMaxDepth},
+      {"key", required_argument, NULL, kOptKey},
+      {"repeated-as-set", required_argument, NULL, kOptSet},
+      {"report-moves", no_argument, NULL, kOptMoves},
+      {"ignore", required_argument, NULL, kOptIgnore},
+      {"partial", no_argument, NULL, kOptPartial},
+      {"float-margin", required_argument, NULL, kOptMargin},
+      {"float-fraction", required_argument, NULL, kOptFraction},
       {"help", no_argument, NULL, 'h'},
       {"version", no_argument, NULL, kOptVersion},
       {NULL, 0, NULL, 0},
@@ -159,6 +195,13 @@ static int parse_options(int argc, char **argv, Options *o) {
       case kOptIgnoreUnknown: o->tree.ignore_unknown = true; break;
       case kOptStrict: o->tree.strict = true; break;
       case kOptFloatBits: o->tree.float_bits = o->diff.float_bits = true; break;
+      case kOptKey: push(&o->keys, &o->nkeys, optarg); break;
+      case kOptSet: push(&o->sets, &o->nsets, optarg); break;
+      case kOptMoves: o->diff.report_moves = true; break;
+      case kOptIgnore: push(&o->ignores, &o->nignores, optarg); break;
+      case kOptPartial: o->diff.partial = true; break;
+      case kOptMargin: o->diff.float_margin = parse_tolerance("--float-margin", optarg); break;
+      case kOptFraction: o->diff.float_fraction = parse_tolerance("--float-fraction", optarg); break;
       case kOptMaxDepth: {
         char *end;
         long v = strtol(optarg, &end, 10);
@@ -175,6 +218,8 @@ static int parse_options(int argc, char **argv, Options *o) {
   if (o->tree.strict && o->tree.ignore_unknown)
     die_usage("%s", "--strict and --ignore-unknown contradict each other");
   if (o->nincludes && !o->nprotos) die_usage("%s", "-I is for --proto");
+  if (o->diff.float_bits && (o->diff.float_margin > 0 || o->diff.float_fraction > 0))
+    die_usage("%s", "--float-bits and a float tolerance contradict each other");
   return optind;
 }
 
@@ -373,6 +418,60 @@ static long compare(const Side *l, const Side *r, const Options *o, pbd_Reporter
   return (long)total;
 }
 
+/* Turns --key, --repeated-as-set and --ignore into rules.  An --ignore that
+ * names a field of the schema ignores that field everywhere; anything else
+ * is a path pattern. */
+static bool resolve_rules(Options *o, const pbd_DefPool *pool) {
+  pbd_Status s;
+  pbd_Status_Clear(&s);
+  if ((o->nkeys || o->nsets) && !pool) {
+    fprintf(stderr, "pbdiff: --key and --repeated-as-set need a schema (-s or --proto)\n");
+    return false;
+  }
+  o->rules = calloc(o->nkeys + o->nsets + 1, sizeof *o->rules);
+  o->ignore_rules = calloc(o->nignores + 1, sizeof *o->ignore_rules);
+  if (!o->rules || !o->ignore_rules) {
+    fprintf(stderr, "pbdiff: out of memory\n");
+    return false;
+  }
+  size_t n = 0;
+  for (size_t i = 0; i < o->nkeys + o->nsets; i++) {
+    bool key = i < o->nkeys;
+    const char *spec = key ? o->keys[i] : o->sets[i - o->nkeys];
+    if (!pbd_MatchRule_Parse(pool, key ? kPbd_Match_Key : kPbd_Match_Set, spec, &o->rules[n], &s)) {
+      fprintf(stderr, "pbdiff: %s: %s\n", key ? "--key" : "--repeated-as-set", s.msg);
+      return false;
+    }
+    for (size_t k = 0; k < n; k++)
+      if (o->rules[k].field == o->rules[n].field) {
+        fprintf(stderr, "pbdiff: two matching rules for %s\n", o->rules[n].field->full_name);
+        return false;
+      }
+    n++;
+  }
+  for (size_t i = 0; i < o->nignores; i++) {
+    const pbd_FieldDef *fd = pool ? pbd_DefPool_FindFieldByFullName(pool, o->ignores[i]) : NULL;
+    if (fd) o->ignore_rules[i].field = fd;
+    else o->ignore_rules[i].pattern = o->ignores[i];
+  }
+  o->diff.rules = o->rules;
+  o->diff.rule_count = n;
+  o->diff.ignores = o->ignore_rules;
+  o->diff.ignore_count = o->nignores;
+  return true;
+}
+
+static void free_options(Options *o) {
+  free(o->schemas);
+  free(o->protos);
+  free(o->includes);
+  free(o->keys);
+  free(o->sets);
+  free(o->ignores);
+  free(o->rules);
+  free(o->ignore_rules);
+}
+
 int main(int argc, char **argv) {
   Options o;
   memset(&o, 0, sizeof o);
@@ -392,13 +491,16 @@ int main(int argc, char **argv) {
     if (!type) {
       fprintf(stderr, "pbdiff: message type '%s' is not in the schema\n", o.type);
       pbd_DefPool_Free(pool);
-      free(o.schemas);
-      free(o.protos);
-      free(o.includes);
+      free_options(&o);
       return kExitTrouble;
     }
   }
   o.tree.pool = pool;
+  if (!resolve_rules(&o, pool)) {
+    pbd_DefPool_Free(pool);
+    free_options(&o);
+    return kExitTrouble;
+  }
 
   Side l = {0}, r = {0};
   int status = kExitTrouble;
@@ -429,9 +531,7 @@ int main(int argc, char **argv) {
   free_side(&l);
   pbd_ElementIndex_Free(idx);
   pbd_DefPool_Free(pool);
-  free(o.schemas);
-  free(o.protos);
-  free(o.includes);
+  free_options(&o);
   if (fflush(stdout) != 0 && status != kExitTrouble) {
     fprintf(stderr, "pbdiff: cannot write to standard output\n");
     status = kExitTrouble;

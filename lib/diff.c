@@ -436,27 +436,59 @@ static int compare_entries(const void *a, const void *b) {
 }
 
 /* The key of a keyed element: the values of its key fields (defaults where
- * unset), hashed. */
+ * unset; every value of a repeated key field, in order), hashed. */
+static pbd_Hash128 key_part(const Walk *w, const pbd_FieldDef *kf, const pbd_Message *m) {
+  const pbd_Field *f = m ? pbd_Message_FindField(m, kf->number) : NULL;
+  if (f && !f->def) f = NULL;
+  if (!kf->is_repeated) {
+    pbd_Value v = f ? pbd_Field_Value(f, 0) : pbd_FieldDef_DefaultValue(kf);
+    return element_key(w, &v);
+  }
+  XXH3_state_t st;
+  XXH3_INITSTATE(&st);
+  XXH3_128bits_reset(&st);
+  uint64_t n = f ? f->count : 0;
+  XXH3_128bits_update(&st, &n, sizeof n);
+  for (uint32_t i = 0; i < n; i++) {
+    pbd_Value v = pbd_Field_Value(f, i);
+    pbd_Hash128 h = element_key(w, &v);
+    uint64_t words[2] = {h.lo, h.hi};
+    XXH3_128bits_update(&st, words, sizeof words);
+  }
+  XXH128_hash_t h = XXH3_128bits_digest(&st);
+  return (pbd_Hash128){h.low64, h.high64};
+}
+
 static pbd_Hash128 element_key_of_fields(const Walk *w, const pbd_MatchRule *rule,
                                          const pbd_Message *m) {
   pbd_Hash128 parts[kPbd_MaxKeyFields];
-  for (size_t k = 0; k < rule->key_count; k++) {
-    const pbd_Field *f = m ? pbd_Message_FindField(m, rule->key[k]->number) : NULL;
-    pbd_Value v = f && f->def ? pbd_Field_Value(f, 0) : pbd_FieldDef_DefaultValue(rule->key[k]);
-    parts[k] = element_key(w, &v);
-  }
+  for (size_t k = 0; k < rule->key_count; k++) parts[k] = key_part(w, rule->key[k], m);
   XXH128_hash_t h = XXH3_128bits(parts, sizeof parts[0] * rule->key_count);
   return (pbd_Hash128){h.low64, h.high64};
 }
 
+/* Pushes `[name="conv1"]` (several key fields comma-separated; a repeated
+ * key field with several values as a list: `[output=["a","b"]]`). */
 static void push_key(Walk *w, const pbd_MatchRule *rule, const pbd_Message *m) {
   pbd_Buf_AppendChar(&w->path, '[');
   for (size_t k = 0; k < rule->key_count; k++) {
-    const pbd_Field *f = m ? pbd_Message_FindField(m, rule->key[k]->number) : NULL;
-    pbd_Value v = f && f->def ? pbd_Field_Value(f, 0) : pbd_FieldDef_DefaultValue(rule->key[k]);
+    const pbd_FieldDef *kf = rule->key[k];
+    const pbd_Field *f = m ? pbd_Message_FindField(m, kf->number) : NULL;
+    if (f && !f->def) f = NULL;
     if (k) pbd_Buf_AppendChar(&w->path, ',');
-    pbd_Buf_Printf(&w->path, "%s=", rule->key[k]->name);
-    append_key_value(&w->path, &v);
+    pbd_Buf_Printf(&w->path, "%s=", kf->name);
+    if (!kf->is_repeated || (f && f->count == 1)) {
+      pbd_Value v = f ? pbd_Field_Value(f, 0) : pbd_FieldDef_DefaultValue(kf);
+      append_key_value(&w->path, &v);
+      continue;
+    }
+    pbd_Buf_AppendChar(&w->path, '[');
+    for (uint32_t i = 0; f && i < f->count; i++) {
+      pbd_Value v = pbd_Field_Value(f, i);
+      if (i) pbd_Buf_AppendChar(&w->path, ',');
+      append_key_value(&w->path, &v);
+    }
+    pbd_Buf_AppendChar(&w->path, ']');
   }
   pbd_Buf_AppendChar(&w->path, ']');
 }
@@ -807,10 +839,9 @@ bool pbd_MatchRule_Parse(const pbd_DefPool *pool, pbd_MatchKind kind, const char
     memcpy(sub, p, k);
     sub[k] = '\0';
     const pbd_FieldDef *kf = pbd_MessageDef_FindFieldByName(elem, sub);
-    if (!kf || kf->is_repeated || kf->type == kPbd_Type_Message || kf->type == kPbd_Type_Group) {
+    if (!kf || kf->is_map || kf->type == kPbd_Type_Message || kf->type == kPbd_Type_Group) {
       pbd_Status_SetError(s, kPbd_Status_Usage,
-                          "%s has no singular scalar field %s to use as a key", elem->full_name,
-                          sub);
+                          "%s has no scalar field %s to use as a key", elem->full_name, sub);
       return false;
     }
     rule->key[rule->key_count++] = kf;

@@ -60,7 +60,7 @@ enum { kPbd_MaxKeyFields = 8 };
 typedef struct {
   const pbd_FieldDef *field;   /* a repeated field */
   pbd_MatchKind kind;
-  const pbd_FieldDef *key[kPbd_MaxKeyFields]; /* Key: fields of the element type */
+  const pbd_FieldDef *key[kPbd_MaxKeyFields]; /* Key: scalar fields of the element type */
   size_t key_count;
 } pbd_MatchRule;
 
@@ -94,8 +94,9 @@ int pbd_Diff_Run(const pbd_Message *left, const pbd_Message *right, const pbd_Di
 
 /* Builds a match rule from its command-line form: for kPbd_Match_Set the
  * full name of a repeated field ("onnx.GraphProto.node"); for
- * kPbd_Match_Key "FIELD=SUBFIELD[+SUBFIELD...]" with singular scalar
- * subfields of the element type.  Usage errors name what is wrong. */
+ * kPbd_Match_Key "FIELD=SUBFIELD[+SUBFIELD...]" with scalar subfields of
+ * the element type (a repeated one keys by its whole list of values, as
+ * ONNX nodes are known by their outputs).  Usage errors name what is wrong. */
 bool pbd_MatchRule_Parse(const pbd_DefPool *pool, pbd_MatchKind kind, const char *spec,
                          pbd_MatchRule *rule, pbd_Status *s);
 

@@ -32,19 +32,6 @@ static const pbd_MessageDef *type2(const char *n) {
   return m;
 }
 
-static int collect(void *ctx, const pbd_Edit *e) {
-  pbd_Buf *b = ctx;
-  pbd_TextOptions o = {0};
-  pbd_Buf_Printf(b, "%s %s: ", pbd_EditKind_String(e->kind), e->path);
-  if (e->left.kind == kPbd_Value_None) pbd_Buf_AppendStr(b, "_");
-  else pbd_Format_TextValue(b, &e->left, &o);
-  pbd_Buf_AppendStr(b, " -> ");
-  if (e->right.kind == kPbd_Value_None) pbd_Buf_AppendStr(b, "_");
-  else pbd_Format_TextValue(b, &e->right, &o);
-  pbd_Buf_AppendChar(b, '\n');
-  return 0;
-}
-
 static pbd_TreeOptions opts_default(void) {
   pbd_TreeOptions o;
   memset(&o, 0, sizeof o);
@@ -53,33 +40,10 @@ static pbd_TreeOptions opts_default(void) {
   return o;
 }
 
-/* Diffs two hex payloads; returns the edits as text ("" when equal). */
 static char *diff_hex(const pbd_MessageDef *t, const char *lhex, const char *rhex,
                       const pbd_TreeOptions *o, bool *hash_equal) {
-  size_t ln, rn;
-  uint8_t *l = tu_hex(lhex, &ln), *r = tu_hex(rhex, &rn);
-  pbd_Arena *a = pbd_Arena_New();
-  pbd_Status s;
-  pbd_Status_Clear(&s);
-  /* As the CLI does: RIGHT shares the elements it has in common with LEFT. */
-  pbd_ElementIndex *idx = pbd_ElementIndex_New();
-  pbd_TreeOptions lo = *o, ro = *o;
-  lo.record = idx;
-  ro.reuse = idx;
-  pbd_Message *lm = pbd_Tree_Parse(t, l, 0, ln, &lo, a, &s);
-  ck_assert_msg(lm != NULL, "left %s: %s at %zu (%s)", lhex, s.msg, s.offset, s.path);
-  pbd_Message *rm = pbd_Tree_Parse(t, r, 0, rn, &ro, a, &s);
-  ck_assert_msg(rm != NULL, "right %s: %s at %zu (%s)", rhex, s.msg, s.offset, s.path);
-  pbd_Buf out = {0};
-  pbd_Buf_AppendStr(&out, "");
   pbd_DiffOptions d = {.float_bits = o->float_bits};
-  ck_assert_int_eq(pbd_Diff_Run(lm, rm, &d, collect, &out, NULL, &s), 0);
-  *hash_equal = pbd_Hash128_Equal(lm->hash, rm->hash);
-  pbd_Arena_Free(a);
-  pbd_ElementIndex_Free(idx);
-  free(l);
-  free(r);
-  return out.data;
+  return tu_diff_hex(t, lhex, rhex, o, &d, hash_equal);
 }
 
 /* The edits seen from the other side: added <-> removed, values swapped. */

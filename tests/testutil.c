@@ -1,5 +1,7 @@
 #include "testutil.h"
 
+#include "format.h"
+
 #include <check.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -140,4 +142,43 @@ pbd_DefPool *tu_load_pool(const char *proto) {
   unlink(desc);
   free(desc);
   return pool;
+}
+
+static int collect_edit(void *ctx, const pbd_Edit *e) {
+  pbd_Buf *b = ctx;
+  pbd_TextOptions o = {0};
+  pbd_Buf_Printf(b, "%s %s: ", pbd_EditKind_String(e->kind), e->path);
+  if (e->left.kind == kPbd_Value_None) pbd_Buf_AppendStr(b, "_");
+  else pbd_Format_TextValue(b, &e->left, &o);
+  pbd_Buf_AppendStr(b, " -> ");
+  if (e->right.kind == kPbd_Value_None) pbd_Buf_AppendStr(b, "_");
+  else pbd_Format_TextValue(b, &e->right, &o);
+  pbd_Buf_AppendChar(b, '\n');
+  return 0;
+}
+
+char *tu_diff_hex(const pbd_MessageDef *t, const char *lhex, const char *rhex,
+                  const pbd_TreeOptions *o, const pbd_DiffOptions *d, bool *hash_equal) {
+  size_t ln, rn;
+  uint8_t *l = tu_hex(lhex, &ln), *r = tu_hex(rhex, &rn);
+  pbd_Arena *a = pbd_Arena_New();
+  pbd_Status s;
+  pbd_Status_Clear(&s);
+  pbd_ElementIndex *idx = pbd_ElementIndex_New();
+  pbd_TreeOptions lo = *o, ro = *o;
+  lo.record = idx;
+  ro.reuse = idx;
+  pbd_Message *lm = pbd_Tree_Parse(t, l, 0, ln, &lo, a, &s);
+  ck_assert_msg(lm != NULL, "left %s: %s at %zu (%s)", lhex, s.msg, s.offset, s.path);
+  pbd_Message *rm = pbd_Tree_Parse(t, r, 0, rn, &ro, a, &s);
+  ck_assert_msg(rm != NULL, "right %s: %s at %zu (%s)", rhex, s.msg, s.offset, s.path);
+  pbd_Buf out = {0};
+  pbd_Buf_AppendStr(&out, "");
+  ck_assert_int_eq(pbd_Diff_Run(lm, rm, d, collect_edit, &out, NULL, &s), 0);
+  if (hash_equal) *hash_equal = pbd_Hash128_Equal(lm->hash, rm->hash);
+  pbd_Arena_Free(a);
+  pbd_ElementIndex_Free(idx);
+  free(l);
+  free(r);
+  return out.data;
 }

@@ -6,7 +6,9 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "diff.h"
 #include "schema.h"
+#include "tree.h"
 
 /* Parses hex digits ("08 01 0a02 6869"; spaces and newlines ignored) into a
  * malloc'd buffer; aborts the test on a bad digit. */
@@ -29,5 +31,14 @@ int tu_run(const char *cmd, char **out, char **err);
 char *tu_compile_proto(const char *proto);
 /* Loads a finalized pool from a .proto as above; fails the test on error. */
 pbd_DefPool *tu_load_pool(const char *proto);
+
+/* Parses two hex payloads as type t (NULL: schemaless) with the tree
+ * options (RIGHT sharing LEFT's elements, as the CLI does), diffs them with
+ * the diff options, and returns the edits as text, one per line,
+ * "KIND PATH: LEFT -> RIGHT" with "_" for a missing side and values in
+ * text format ("" when equal; malloc'd).  Sets *hash_equal to whether the
+ * roots hash equal.  Fails the test when a payload does not parse. */
+char *tu_diff_hex(const pbd_MessageDef *t, const char *lhex, const char *rhex,
+                  const pbd_TreeOptions *o, const pbd_DiffOptions *d, bool *hash_equal);
 
 #endif
