@@ -5,19 +5,17 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/random.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "arena.h"
 #include "diff.h"
 #include "input.h"
+#include "pbdiff.h"
 #include "report.h"
 #include "schema.h"
 #include "tree.h"
 #include "wire.h"
 
-#define PBDIFF_VERSION "0.1.0"
 
 enum { kExitEqual = 0, kExitDifferent = 1, kExitTrouble = 2 };
 
@@ -106,12 +104,6 @@ static void push(const char ***list, size_t *n, const char *v) {
   *list = l;
 }
 
-static uint64_t random_seed(void) {
-  /* Seeded per run so that crafted hash collisions cannot pass a CI gate. */
-  uint64_t seed;
-  if (getrandom(&seed, sizeof seed, GRND_NONBLOCK) == sizeof seed) return seed;
-  return (uint64_t)time(NULL) ^ ((uint64_t)getpid() << 32);
-}
 
 /* The option getopt just rejected: "-x" out of a cluster like "-qx", or
  * the long option as written. */
@@ -475,7 +467,7 @@ static void free_options(Options *o) {
 int main(int argc, char **argv) {
   Options o;
   memset(&o, 0, sizeof o);
-  o.tree.hash_seed = random_seed();
+  o.tree.hash_seed = pbd_RandomSeed(); /* crafted collisions cannot pass a CI gate */
   int first = parse_options(argc, argv, &o);
   if (argc - first != 2)
     die_usage("%s", argc - first < 2 ? "missing operand: need LEFT and RIGHT"

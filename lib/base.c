@@ -4,6 +4,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/random.h>
+#include <time.h>
+#include <unistd.h>
 
 static bool buf_reserve(pbd_Buf *b, size_t extra) {
   if (b->oom) return false;
@@ -91,4 +94,10 @@ size_t pbd_Utf8_SequenceLength(const unsigned char *p, size_t n) {
     if (p[i] < 0x80 || p[i] > 0xBF) return 0;
   }
   return len;
+}
+
+uint64_t pbd_RandomSeed(void) {
+  uint64_t seed;
+  if (getrandom(&seed, sizeof seed, GRND_NONBLOCK) == (ssize_t)sizeof seed) return seed;
+  return (uint64_t)time(NULL) ^ ((uint64_t)getpid() << 32);
 }

@@ -33,6 +33,10 @@ static inline bool pbd_Hash128_Equal(pbd_Hash128 a, pbd_Hash128 b) {
  * (RFC 3629). */
 size_t pbd_Utf8_SequenceLength(const unsigned char *p, size_t n);
 
+/* 64 random bits from the system (getrandom), for per-run hash seeds; falls
+ * back to time and process id when the system has none to give. */
+uint64_t pbd_RandomSeed(void);
+
 /* A growable, NUL-terminated byte buffer.  Zero-initialise it ({0}) before
  * use.  On allocation failure `oom` is set and further appends are ignored,
  * so callers check once at the end. */

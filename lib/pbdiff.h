@@ -1,0 +1,69 @@
+/* pbdiff — the library in one header.
+ *
+ * A C program loads a schema (or none), compares two encoded messages with
+ * options, and receives each difference through its own callback:
+ *
+ *   pbd_DefPool *pool = pbd_DefPool_New();
+ *   pbd_DefPool_AddFileDescriptorSet(pool, desc, desc_size, "api.desc", &status);
+ *   pbd_DefPool_Finalize(pool, &status);
+ *   pbd_CompareOptions o = pbd_CompareOptions_Default();
+ *   o.type = pbd_DefPool_FindMessageByName(pool, "acme.Reply");
+ *   o.pool = pool;
+ *   pbd_CompareResult r;
+ *   if (pbd_Compare(left, left_size, right, right_size, &o, my_edit, my_ctx, &r, &status) < 0)
+ *     ... status.msg, status.offset, r.failed_input say what went wrong ...
+ *
+ * Ownership: the library never keeps the input buffers nor the callback
+ * after pbd_Compare returns; values in a pbd_Edit (strings, messages, the
+ * path) are valid only during the callback.  Everything is re-entrant: no
+ * global state.  docs/library.md has a complete example; the modules
+ * behind this header (schema.h, tree.h, diff.h, format.h) can also be used
+ * one by one. */
+#ifndef PBD_PBDIFF_H_
+#define PBD_PBDIFF_H_
+
+#include "base.h"
+#include "diff.h"
+#include "format.h"
+#include "schema.h"
+#include "status.h"
+#include "tree.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define PBDIFF_VERSION "0.2.0"
+
+typedef struct {
+  const pbd_MessageDef *type;  /* the message type; NULL compares without a schema */
+  const pbd_DefPool *pool;     /* the schema (resolves Any payloads); may be NULL */
+  bool equivalent;             /* a field set to its default equals an unset one */
+  bool ignore_unknown;         /* unknown fields take no part */
+  bool strict;                 /* an unknown field is an error */
+  int max_depth;               /* nesting limit; 0: 100 */
+  pbd_DiffOptions diff;        /* floats, matching rules, ignores, partial scope */
+} pbd_CompareOptions;
+
+typedef struct {
+  bool equal;
+  size_t n_edits;              /* edits delivered (all of them unless the callback stopped) */
+  int failed_input;            /* on error: 1 LEFT, 2 RIGHT, 0 neither (out of memory) */
+} pbd_CompareResult;
+
+/* Default options: schemaless, rule by rule as docs/semantics.md says. */
+pbd_CompareOptions pbd_CompareOptions_Default(void);
+
+/* Compares two encoded messages.  Each difference goes to fn(ctx, edit)
+ * (fn may be NULL to get only the verdict; a non-zero return stops the
+ * walk).  Returns 0 when equal, 1 when different, -1 on error with the
+ * status set (malformed input: code, message, byte offset and path) and
+ * result->failed_input naming the input.  result may be NULL. */
+int pbd_Compare(const uint8_t *left, size_t left_size, const uint8_t *right, size_t right_size,
+                const pbd_CompareOptions *o, pbd_EditFunc *fn, void *ctx,
+                pbd_CompareResult *result, pbd_Status *s);
+
+#ifdef __cplusplus
+}
+#endif
+#endif
