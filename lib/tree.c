@@ -455,6 +455,11 @@ static bool add_packed(Ctx *c, pbd_Message *m, const pbd_FieldDef *fd, const pbd
   } else {
     for (const uint8_t *q = p; q < end; q++) n += *q < 0x80;
   }
+  if (n == 0 && f->size > 0) { /* only continuation bytes: a varint cut short */
+    pbd_Status_SetErrorAt(c->s, kPbd_Status_Malformed, off(c, f->data),
+                          "truncated varint in packed field %s", fd->name);
+    return false;
+  }
   if (n == 0) {
     /* An empty packed run still creates nothing: repeated fields have no
      * presence. */

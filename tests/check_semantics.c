@@ -504,6 +504,9 @@ START_TEST(errors_malformed) {
   ck_assert_ptr_nonnull(strstr(s.msg, "truncated fixed32"));
   s = parse_fail(M, "c2 01 03 000000", &o); /* packed fixed32 of 3 bytes */
   ck_assert_ptr_nonnull(strstr(s.msg, "multiple of 4"));
+  s = parse_fail(M, "72 01 80", &o); /* a packed run of one continuation byte */
+  ck_assert_ptr_nonnull(strstr(s.msg, "truncated varint"));
+  ck_assert_int_eq(s.offset, 2);
   s = parse_fail(M, "72 02 01 ff", &o);
   ck_assert_ptr_nonnull(strstr(s.msg, "truncated varint"));
   ck_assert_int_eq(s.offset, 3);
