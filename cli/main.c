@@ -9,6 +9,7 @@
 
 #include "arena.h"
 #include "diff.h"
+#include "explain.h"
 #include "input.h"
 #include "pbdiff.h"
 #include "report.h"
@@ -29,6 +30,9 @@ typedef struct {
   const char *type;
   bool quiet;
   pbd_ReportFormat format;
+  pbd_ReportOptions report;
+  const char *color;
+  bool explain;
   bool delimited;
   pbd_TreeOptions tree;
   pbd_DiffOptions diff;
@@ -74,9 +78,18 @@ static const char kUsage[] =
     "\n"
     "Output:\n"
     "  -q, --quiet            print nothing; the exit status tells\n"
-    "      --format FMT       'text' (default): one line per difference,\n"
-    "                         'PATH: LEFT -> RIGHT'; 'json': {\"equal\": bool,\n"
-    "                         \"differences\": [{\"path\", \"kind\", \"left\", \"right\"}]}\n"
+    "      --format FMT       'text' (default): one line per difference, grouped\n"
+    "                         under a 'MESSAGE-PATH (Type):' header:\n"
+    "                         'FIELD: LEFT -> RIGHT', 'FIELD: added VALUE',\n"
+    "                         'FIELD: removed VALUE', 'FIELD: unset -> set to VALUE',\n"
+    "                         'FIELD: moved [I] -> [J]'; 'json': one object, see\n"
+    "                         docs/json-format.md\n"
+    "      --color[=WHEN]     colour the text report: auto (default: when standard\n"
+    "                         output is a terminal and NO_COLOR is unset), always, never\n"
+    "      --max-diffs N      show the first N differences, then how many more\n"
+    "      --stat             counts by kind and by top-level field instead of the list\n"
+    "      --explain          when the inputs are equal but their bytes differ, list the\n"
+    "                         encoding differences (field order, packed, varints, ...)\n"
     "  -h, --help             show this help and exit\n"
     "      --version          show the version and exit\n"
     "\n"
@@ -128,7 +141,7 @@ static _Noreturn void exit_after_output(void) {
 enum {
   kOptProto = 256, kOptFormat, kOptDelimited, kOptEquivalent, kOptIgnoreUnknown, kOptStrict,
   kOptFloatBits, kOptMaxDepth, kOptVersion, kOptKey, kOptSet, kOptMoves, kOptIgnore,
-  kOptPartial, kOptMargin, kOptFraction,
+  kOptPartial, kOptMargin, kOptFraction, kOptColor, kOptMaxDiffs, kOptStat, kOptExplain,
 };
 
 /* A float option's value: finite and not negative. */
@@ -164,6 +177,11 @@ static int parse_options(int argc, char **argv, Options *o) {
       {"partial", no_argument, NULL, kOptPartial},
       {"float-margin", required_argument, NULL, kOptMargin},
       {"float-fraction", required_argument, NULL, kOptFraction},
+      {"color", optional_argument, NULL, kOptColor},
+      {"colour", optional_argument, NULL, kOptColor},
+      {"max-diffs", required_argument, NULL, kOptMaxDiffs},
+      {"stat", no_argument, NULL, kOptStat},
+      {"explain", no_argument, NULL, kOptExplain},
       {"help", no_argument, NULL, 'h'},
       {"version", no_argument, NULL, kOptVersion},
       {NULL, 0, NULL, 0},
@@ -194,6 +212,20 @@ static int parse_options(int argc, char **argv, Options *o) {
       case kOptPartial: o->diff.partial = true; break;
       case kOptMargin: o->diff.float_margin = parse_tolerance("--float-margin", optarg); break;
       case kOptFraction: o->diff.float_fraction = parse_tolerance("--float-fraction", optarg); break;
+      case kOptColor:
+        o->color = optarg ? optarg : "always"; /* --color alone, as git */
+        if (!pbd_Report_ColorModeValid(o->color))
+          die_usage("--color wants auto, always or never, not '%s'", o->color);
+        break;
+      case kOptMaxDiffs: {
+        char *end;
+        long long v = strtoll(optarg, &end, 10);
+        if (*end || end == optarg || v < 1) die_usage("--max-diffs wants a number >= 1, not '%s'", optarg);
+        o->report.max_diffs = (size_t)v;
+        break;
+      }
+      case kOptStat: o->report.stat = true; break;
+      case kOptExplain: o->explain = true; break;
       case kOptMaxDepth: {
         char *end;
         long v = strtol(optarg, &end, 10);
@@ -210,6 +242,10 @@ static int parse_options(int argc, char **argv, Options *o) {
   if (o->tree.strict && o->tree.ignore_unknown)
     die_usage("%s", "--strict and --ignore-unknown contradict each other");
   if (o->nincludes && !o->nprotos) die_usage("%s", "-I is for --proto");
+  if (o->report.stat && o->format == kPbd_Report_Json)
+    die_usage("%s", "--stat is a text report; it does not go with --format json");
+  o->report.color = pbd_Report_ShouldColor(o->color ? o->color : "auto", STDOUT_FILENO) &&
+                    o->format == kPbd_Report_Text;
   if (o->diff.float_bits && (o->diff.float_margin > 0 || o->diff.float_fraction > 0))
     die_usage("%s", "--float-bits and a float tolerance contradict each other");
   return optind;
@@ -464,6 +500,54 @@ static void free_options(Options *o) {
   free(o->ignore_rules);
 }
 
+/* --explain: for each pair of messages equal in meaning whose bytes differ,
+ * the encoding choices that differ (lib/explain.h), as text lines and as
+ * the JSON value of the report's "encoding" key. */
+static bool explain(const Side *l, const Side *r, const pbd_MessageDef *type, const Options *o,
+                    pbd_Buf *text, pbd_Buf *json) {
+  pbd_ExplainOptions eo = {o->tree.max_depth, o->tree.pool, o->tree.equivalent,
+                           o->tree.ignore_unknown};
+  pbd_Status s;
+  pbd_Status_Clear(&s);
+  size_t differing = 0;
+  pbd_Buf_AppendStr(json, "[");
+  for (size_t i = 0; i < l->nspans && i < r->nspans; i++) {
+    size_t ln = l->spans[i].end - l->spans[i].begin, rn = r->spans[i].end - r->spans[i].begin;
+    const uint8_t *lp = l->in.data + l->spans[i].begin, *rp = r->in.data + r->spans[i].begin;
+    if (ln == rn && memcmp(lp, rp, ln) == 0) continue;
+    pbd_EncodingProfile lprof, rprof;
+    if (!pbd_Explain_Profile(type, l->in.data, l->spans[i].begin, l->spans[i].end, &eo, &lprof, &s) ||
+        !pbd_Explain_Profile(type, r->in.data, r->spans[i].begin, r->spans[i].end, &eo, &rprof, &s)) {
+      fprintf(stderr, "pbdiff: --explain: %s\n", s.msg);
+      return false;
+    }
+    pbd_EncodingDiff d[kPbd_Encoding_Count];
+    size_t n = pbd_Explain_Compare(&lprof, &rprof, d);
+    if (o->delimited) pbd_Buf_Printf(text, "[%zu] ", i);
+    pbd_Buf_AppendStr(text, "equal in meaning, but the bytes differ:\n");
+    pbd_Buf buf = {0};
+    pbd_Explain_FormatText(&buf, d, n);
+    for (const char *p = buf.data; p && *p;) { /* indent each line */
+      const char *nl = strchr(p, '\n');
+      size_t len = nl ? (size_t)(nl - p) + 1 : strlen(p);
+      pbd_Buf_AppendStr(text, "  ");
+      pbd_Buf_Append(text, p, len);
+      p += len;
+    }
+    if (n == 0) pbd_Buf_AppendStr(text, "  (in no encoding choice that --explain counts)\n");
+    pbd_Buf_Truncate(&buf, 0);
+    pbd_Explain_FormatJson(&buf, d, n);
+    if (differing++) pbd_Buf_AppendStr(json, ", ");
+    if (o->delimited) pbd_Buf_Printf(json, "{\"message\": %zu, \"encoding\": %s}", i, buf.data);
+    else pbd_Buf_AppendStr(json, buf.data ? buf.data + 1 : "]"); /* the array's items */
+    if (!o->delimited) pbd_Buf_Truncate(json, json->len - 1);   /* ... without its ']' */
+    pbd_Buf_Free(&buf);
+  }
+  pbd_Buf_AppendStr(json, "]");
+  if (!differing) pbd_Buf_AppendStr(text, "identical bytes\n");
+  return !text->oom && !json->oom;
+}
+
 int main(int argc, char **argv) {
   Options o;
   memset(&o, 0, sizeof o);
@@ -504,11 +588,18 @@ int main(int argc, char **argv) {
   bool ok = load_side(&l, lpath, type, &o, &lopts);
   ok = ok && load_side(&r, rpath, type, &o, &ropts);
   if (ok) {
-    pbd_Reporter *rep = o.quiet ? NULL : pbd_Reporter_New(o.format, stdout);
+    pbd_Reporter *rep = o.quiet ? NULL : pbd_Reporter_New(o.format, stdout, &o.report);
     if (!o.quiet && !rep) {
       fprintf(stderr, "pbdiff: out of memory\n");
     } else {
       long n = compare(&l, &r, &o, rep);
+      if (n == 0 && rep && o.explain) {
+        pbd_Buf text = {0}, json = {0};
+        if (explain(&l, &r, type, &o, &text, &json)) pbd_Reporter_Explain(rep, text.data, json.data);
+        else n = -1;
+        pbd_Buf_Free(&text);
+        pbd_Buf_Free(&json);
+      }
       if (n >= 0) {
         status = n ? kExitDifferent : kExitEqual;
         if (rep && !pbd_Reporter_Finish(rep, n == 0)) {

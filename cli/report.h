@@ -1,30 +1,110 @@
 /* pbdiff CLI — reporters: turn edits into text or JSON on an output stream.
- * They know the tree's values (lib/format.h), never the wire format. */
+ * They know the tree's values (lib/format.h), never the wire format.
+ *
+ * Text report (the default), one line per difference, grouped by message:
+ *
+ *   ir_version: 7 -> 3
+ *   graph.node[0] (onnx.NodeProto):
+ *     op_type: "Abs" -> "Acos"
+ *     attribute[1]: added { name: "alpha" f: 0.5 type: FLOAT }
+ *   graph (onnx.GraphProto):
+ *     name: "test_abs" -> "test_acos"
+ *
+ * - An edit's parent is path[0, parent_len): the message holding the field.
+ *   Fields of the root message (parent path empty) are written unindented
+ *   and without a header.  Otherwise, whenever the parent path or type
+ *   differs from the previous written difference's, a header line
+ *   `PARENT (full.Type):` is written (`PARENT:` without a schema), and the
+ *   differences under it are indented by two spaces.  Edits are never
+ *   reordered: a parent that comes back after another gets a new header.
+ * - A difference line is `FIELD: BODY`, FIELD being the path after the
+ *   parent and its '.' (the whole path for root fields; "." for an empty
+ *   one), BODY one of
+ *     LEFT -> RIGHT                 changed
+ *     added RIGHT                   only in RIGHT
+ *     removed LEFT                  only in LEFT
+ *     unset -> set to RIGHT         presence (RIGHT sets it to its default)
+ *     set to LEFT -> unset          presence (LEFT sets it to its default)
+ *     moved [LI] -> [RI]            moved: element positions in LEFT, RIGHT
+ * - Values in text-format syntax on one line: strings and bytes longer than
+ *   64 bytes cut after 64 bytes (on a character boundary) as
+ *   `"abc..." (1000 bytes, xxh3:9f3a1c2b)` (the first 8 of the 16 hex digits
+ *   of XXH3_64bits of the whole value); a message value (added, removed, ...)
+ *   as `{ a: 1 b { c: 2 } }`, cut after 120 bytes with `...`;
+ *   google.protobuf.Timestamp as `2024-05-01T12:00:00.500Z` and
+ *   google.protobuf.Duration as `1.5s` (unquoted; out-of-range values as
+ *   messages).
+ * - With left_name and right_name both set, the report starts with
+ *   `--- LEFT_NAME` and `+++ RIGHT_NAME` lines (only when there is at least
+ *   one difference).
+ * - max_diffs N > 0: the first N differences are written, then
+ *   `... and K more differences` (`difference` when K is 1) at the end.
+ * - stat: instead of the differences, at the end: one line per top-level
+ *   field, `  FIELD: COUNTS`, in the order the fields first came, then
+ *   `N differences: COUNTS` (`1 difference: ...`).  COUNTS lists the
+ *   nonzero counts by kind in the order changed, added, removed, presence,
+ *   moved, as `3 changed, 1 added`.  FIELD is the first path segment
+ *   without the index or key after it (`graph.node[3].op_type` -> `graph`,
+ *   `labels["env"]` -> `labels`, `[pkg.ext].a` -> `[pkg.ext]`); a leading
+ *   stream index (`[3].name`, --delimited) is skipped, and a whole stream
+ *   message added or removed (path `[3]`) counts as `(messages)`.  Nothing
+ *   is written when there are no differences; max_diffs does not apply.
+ * - color: headers and the ---/+++ lines bold, removed values and LEFT red,
+ *   added values and RIGHT green (`added VALUE`, `removed VALUE`,
+ *   `set to VALUE` coloured whole), moved cyan; in --stat the removed,
+ *   added and moved counts.  SGR codes \033[1m, \033[31m, \033[32m,
+ *   \033[36m, each ended by \033[m.
+ *
+ * JSON report: see docs/json-format.md. */
 #ifndef PBD_CLI_REPORT_H_
 #define PBD_CLI_REPORT_H_
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdio.h>
 
 #include "diff.h"
 
 typedef enum { kPbd_Report_Text, kPbd_Report_Json } pbd_ReportFormat;
 
+typedef struct {
+  bool color;             /* text: ANSI colours (see pbd_Report_ShouldColor) */
+  size_t max_diffs;       /* write at most this many differences; 0 = all */
+  bool stat;              /* text: counts instead of differences (JSON: ignored) */
+  const char *left_name;  /* input names for the ---/+++ lines (text) and the */
+  const char *right_name; /* "left_name"/"right_name" keys (JSON); may be NULL;
+                             copied */
+} pbd_ReportOptions;
+
+/* --color WORD: true for "auto", "always" and "never" (so the CLI can reject
+ * anything else as a usage error). */
+bool pbd_Report_ColorModeValid(const char *mode);
+/* Whether to colour output written to file descriptor fd: "always" yes,
+ * "never" no; "auto" (or NULL) yes only when fd is a terminal, the
+ * environment variable NO_COLOR is unset or empty, and TERM is not "dumb".
+ * An invalid word gives false.  --color=always overrides NO_COLOR, as
+ * no-color.org asks of command-line options. */
+bool pbd_Report_ShouldColor(const char *mode, int fd);
+
 typedef struct pbd_Reporter pbd_Reporter;
 
-/* A reporter writing to `out` (not closed by the reporter).  NULL when out
+/* A reporter writing to `out` (not closed by the reporter), with options
+ * (NULL: defaults: no colour, no limit, no stat, no names).  NULL when out
  * of memory. */
-pbd_Reporter *pbd_Reporter_New(pbd_ReportFormat fmt, FILE *out);
-/* A pbd_EditFunc: pass the reporter as ctx.  Writes one difference.
- *   text: `PATH: LEFT -> RIGHT` for changed; `PATH: added RIGHT`,
- *         `PATH: removed LEFT`; presence: `PATH: unset -> set to VALUE`
- *         or `PATH: set to VALUE -> unset` (values in text-format syntax,
- *         messages on one line, strings and bytes cut at 64 bytes with their
- *         size noted).
- *   json: collected and written by pbd_Reporter_Finish. */
+pbd_Reporter *pbd_Reporter_New(pbd_ReportFormat fmt, FILE *out, const pbd_ReportOptions *opts);
+
+/* A pbd_EditFunc: pass the reporter as ctx.  Every edit of the comparison
+ * must be passed (max_diffs and stat count them all); returns 0, or
+ * non-zero only when out of memory.  Text differences are written as they
+ * come (stat: at the end); JSON is collected and written by Finish. */
 int pbd_Reporter_Edit(void *reporter, const pbd_Edit *e);
-/* Ends the report: JSON writes {"equal": ..., "differences": [...]} with a
- * newline; text writes nothing more.  Returns false when writing failed. */
+/* Adds the --explain result, written by Finish: `text` (lines, each ending
+ * in a newline) after the text report, `json` (a JSON value) as the
+ * top-level key "encoding" of the JSON report.  Both are copied. */
+void pbd_Reporter_Explain(pbd_Reporter *r, const char *text, const char *json);
+/* Ends the report: text writes the `... and K more differences` line or
+ * the stat; JSON writes the whole object with a newline.  Returns false
+ * when writing failed. */
 bool pbd_Reporter_Finish(pbd_Reporter *r, bool equal);
 void pbd_Reporter_Free(pbd_Reporter *r);
 

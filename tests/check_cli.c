@@ -17,6 +17,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "pbdiff.h"
 #include "testutil.h"
 
 /* ---- fixtures -------------------------------------------------------------- */
@@ -269,7 +270,8 @@ START_TEST(text_changed_added_removed_presence) {
   /* a repeated message, a nested field, map with int and bool keys */
   put("m1.pb", "7a 02 08 01  8a 01 06 08 7f 12 02 08 01  f2 01 05 08 01 12 01 62");
   put("m2.pb", "7a 02 08 02  8a 01 06 08 7f 12 02 08 03  f2 01 05 08 01 12 01 63");
-  EXPECT(PB(S3 "m1.pb m2.pb"), 1, "rm[0].a: 1 -> 2\nmi[127].a: 1 -> 3\nmb[true]: \"b\" -> \"c\"\n");
+  EXPECT(PB(S3 "m1.pb m2.pb"), 1, "rm[0] (sem3.Inner):\n  a: 1 -> 2\nmi[127] (sem3.Inner):\n  a: 1 -> 3\n"
+         "mb[true]: \"b\" -> \"c\"\n");
   /* an unknown field (99) is kept and compared */
   put("u.pb", "98 06 07");
   EXPECT(PB(S3 "u.pb none.pb"), 1, "99[0]: removed 7\n");
@@ -308,7 +310,7 @@ START_TEST(text_value_syntax) {
   EXPECT(PB(S3 "by1.pb by2.pb"), 1,
          "by: \"\\000\\001\\002\\003\\004\\005\\006\\007\\010\\t\\n\\013\\014\\r\\016\\017"
          "\\020\\021\\022\\023\\024\\025\\026\\027\\030\\031\\032\\033\\034\\035\\036\\037"
-         " !\\\"#$%&'()*+,-./0123456789:;<=>?...\" (100 bytes) -> \"\\000\\377A\"\n");
+         " !\\\"#$%&'()*+,-./0123456789:;<=>?...\" (100 bytes, xxh3:004e4f92) -> \"\\000\\377A\"\n");
   /* a long string is cut on a character boundary: 63 ASCII + a 2-byte char */
   char s65[67] = "\x52\x41";
   memset(s65 + 2, 'a', 63);
@@ -318,7 +320,7 @@ START_TEST(text_value_syntax) {
   memset(s64 + 2, 'b', 64);
   put_bytes("s64.pb", s64, sizeof s64);
   EXPECT(PB(S3 "s65.pb s64.pb"), 1,
-         "str: \"aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa...\" (65 bytes)"
+         "str: \"aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa...\" (65 bytes, xxh3:d0b10cc3)"
          " -> \"bbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbb\"\n");
   /* map keys in paths: JSON-quoted strings */
   put("k1.pb", "82 01 07 0a 03 61 22 62 10 01");
@@ -338,11 +340,14 @@ START_TEST(json_output) {
   put("j2.pb", "08 02 10 ac 02 60 02 20 ff ff ff ff ff ff ff ff ff 01");
   EXPECT(PB("--format json " S3 "j1.pb j2.pb"), 1,
          "{\"equal\": false, \"differences\": [\n"
-         "  {\"path\": \"i32\", \"kind\": \"changed\", \"left\": 1, \"right\": 2},\n"
-         "  {\"path\": \"i64\", \"kind\": \"changed\", \"left\": \"5\", \"right\": \"300\"},\n"
+         "  {\"path\": \"i32\", \"kind\": \"changed\", \"left\": 1, \"right\": 2, "
+         "\"parent\": \"\", \"type\": \"sem3.M\"},\n"
+         "  {\"path\": \"i64\", \"kind\": \"changed\", \"left\": \"5\", \"right\": \"300\", "
+         "\"parent\": \"\", \"type\": \"sem3.M\"},\n"
          "  {\"path\": \"u64\", \"kind\": \"changed\", \"left\": \"1\", \"right\": "
-         "\"18446744073709551615\"},\n"
-         "  {\"path\": \"color\", \"kind\": \"changed\", \"left\": \"RED\", \"right\": \"GREEN\"}\n"
+         "\"18446744073709551615\", \"parent\": \"\", \"type\": \"sem3.M\"},\n"
+         "  {\"path\": \"color\", \"kind\": \"changed\", \"left\": \"RED\", \"right\": \"GREEN\", "
+         "\"parent\": \"\", \"type\": \"sem3.M\"}\n"
          "]}\n");
   EXPECT(PB("--format json " S3 "j1.pb j1.pb"), 0, "{\"equal\": true, \"differences\": []}\n");
   EXPECT(PB("--format=json " S3 "j2.pb j2.pb"), 0, "{\"equal\": true, \"differences\": []}\n");
@@ -353,8 +358,10 @@ START_TEST(json_output) {
   put("r.pb", "82 01 05 0a 01 61 10 01  82 01 05 0a 01 62 10 02");
   EXPECT(PB("--format json " S3 "l.pb r.pb"), 1,
          "{\"equal\": false, \"differences\": [\n"
-         "  {\"path\": \"ms[\\\"b\\\"]\", \"kind\": \"added\", \"right\": 2},\n"
-         "  {\"path\": \"oi\", \"kind\": \"presence\", \"left\": 0}\n"
+         "  {\"path\": \"ms[\\\"b\\\"]\", \"kind\": \"added\", \"right\": 2, "
+         "\"parent\": \"\", \"type\": \"sem3.M\"},\n"
+         "  {\"path\": \"oi\", \"kind\": \"presence\", \"left\": 0, "
+         "\"parent\": \"\", \"type\": \"sem3.M\"}\n"
          "]}\n");
   /* bytes as base64, float NaN as a string, messages as objects (a set,
    * non-empty message vs none is added, not presence) */
@@ -362,9 +369,12 @@ START_TEST(json_output) {
   put("b2.pb", "5a 01 ff  45 00 00 c0 7f  6a 04 08 01 12 00");
   EXPECT(PB("--format json " S3 "b1.pb b2.pb"), 1,
          "{\"equal\": false, \"differences\": [\n"
-         "  {\"path\": \"f\", \"kind\": \"changed\", \"left\": 1.5, \"right\": \"NaN\"},\n"
-         "  {\"path\": \"by\", \"kind\": \"changed\", \"left\": \"AP9B\", \"right\": \"/w==\"},\n"
-         "  {\"path\": \"inner\", \"kind\": \"added\", \"right\": {\"a\": 1}}\n"
+         "  {\"path\": \"f\", \"kind\": \"changed\", \"left\": 1.5, \"right\": \"NaN\", "
+         "\"parent\": \"\", \"type\": \"sem3.M\"},\n"
+         "  {\"path\": \"by\", \"kind\": \"changed\", \"left\": \"AP9B\", \"right\": \"/w==\", "
+         "\"parent\": \"\", \"type\": \"sem3.M\"},\n"
+         "  {\"path\": \"inner\", \"kind\": \"added\", \"right\": {\"a\": 1}, "
+         "\"parent\": \"\", \"type\": \"sem3.M\"}\n"
          "]}\n");
   /* long bytes are never cut in JSON */
   uint8_t by1[102] = {0x5a, 100};
@@ -372,19 +382,24 @@ START_TEST(json_output) {
   put_bytes("by1.pb", by1, sizeof by1);
   EXPECT(PB("--format json " S3 "by1.pb b2.pb"), 1,
          "{\"equal\": false, \"differences\": [\n"
-         "  {\"path\": \"f\", \"kind\": \"changed\", \"left\": 0, \"right\": \"NaN\"},\n"
+         "  {\"path\": \"f\", \"kind\": \"changed\", \"left\": 0, \"right\": \"NaN\", "
+         "\"parent\": \"\", \"type\": \"sem3.M\"},\n"
          "  {\"path\": \"by\", \"kind\": \"changed\", \"left\": "
          "\"AAECAwQFBgcICQoLDA0ODxAREhMUFRYXGBkaGxwdHh8gISIjJCUmJygpKissLS4vMDEyMzQ1Njc4OTo7PD0+"
-         "P0BBQkNERUZHSElKS0xNTk9QUVJTVFVWV1hZWltcXV5fYGFiYw==\", \"right\": \"/w==\"},\n"
-         "  {\"path\": \"inner\", \"kind\": \"added\", \"right\": {\"a\": 1}}\n"
+         "P0BBQkNERUZHSElKS0xNTk9QUVJTVFVWV1hZWltcXV5fYGFiYw==\", \"right\": \"/w==\", "
+         "\"parent\": \"\", \"type\": \"sem3.M\"},\n"
+         "  {\"path\": \"inner\", \"kind\": \"added\", \"right\": {\"a\": 1}, "
+         "\"parent\": \"\", \"type\": \"sem3.M\"}\n"
          "]}\n");
   /* unknown fields: varints as strings, LEN as base64 */
   put("u1.pb", "98 06 07  9a 06 03 61 62 63  a0 06 05");
   put("u2.pb", "98 06 07  9a 06 03 61 62 64");
   EXPECT(PB("--format json " S3 "u1.pb u2.pb"), 1,
          "{\"equal\": false, \"differences\": [\n"
-         "  {\"path\": \"99[1]\", \"kind\": \"changed\", \"left\": \"YWJj\", \"right\": \"YWJk\"},\n"
-         "  {\"path\": \"100[0]\", \"kind\": \"removed\", \"left\": \"5\"}\n"
+         "  {\"path\": \"99[1]\", \"kind\": \"changed\", \"left\": \"YWJj\", \"right\": \"YWJk\", "
+         "\"left_index\": 1, \"right_index\": 1, \"parent\": \"\", \"type\": \"sem3.M\"},\n"
+         "  {\"path\": \"100[0]\", \"kind\": \"removed\", \"left\": \"5\", "
+         "\"left_index\": 0, \"parent\": \"\", \"type\": \"sem3.M\"}\n"
          "]}\n");
 }
 END_TEST
@@ -493,13 +508,14 @@ START_TEST(delimited_streams) {
   put("d2.pb", "05 1001 0a0161   08 1007 0a026263 1002");
   EXPECT(PB("--delimited " S3REC "d1.pb d2.pb"), 0, "");
   put("d3.pb", "05 0a0161 1001   06 0a026264 1002");
-  EXPECT(PB("--delimited " S3REC "d1.pb d3.pb"), 1, "[1].name: \"bc\" -> \"bd\"\n");
+  EXPECT(PB("--delimited " S3REC "d1.pb d3.pb"), 1, "[1] (sem3.Rec):\n  name: \"bc\" -> \"bd\"\n");
   put("d4.pb", STREAM "   05 0a0178 1003");
   EXPECT(PB("--delimited " S3REC "d1.pb d4.pb"), 1, "[2]: added { name: \"x\" n: 3 }\n");
   EXPECT(PB("--delimited " S3REC "d4.pb d1.pb"), 1, "[2]: removed { name: \"x\" n: 3 }\n");
   EXPECT(PB("--delimited --format json " S3REC "d1.pb d4.pb"), 1,
          "{\"equal\": false, \"differences\": [\n"
-         "  {\"path\": \"[2]\", \"kind\": \"added\", \"right\": {\"name\": \"x\", \"n\": 3}}\n"
+         "  {\"path\": \"[2]\", \"kind\": \"added\", \"right\": {\"name\": \"x\", \"n\": 3}, "
+         "\"right_index\": 2, \"parent\": \"\", \"type\": null}\n"
          "]}\n");
   EXPECT(PB("-q --delimited " S3REC "d1.pb d4.pb"), 1, "");
   /* empty streams; a stream of one empty message */
@@ -508,9 +524,9 @@ START_TEST(delimited_streams) {
   EXPECT(PB("--delimited " S3REC "none.pb none.pb"), 0, "");
   EXPECT(PB("--delimited " S3REC "zero.pb none.pb"), 1, "[0]: removed { }\n");
   /* from standard input */
-  EXPECT(PB("--delimited " S3REC "- d1.pb < d3.pb"), 1, "[1].name: \"bd\" -> \"bc\"\n");
+  EXPECT(PB("--delimited " S3REC "- d1.pb < d3.pb"), 1, "[1] (sem3.Rec):\n  name: \"bd\" -> \"bc\"\n");
   /* schemaless */
-  EXPECT(PB("--delimited d1.pb d3.pb"), 1, "[1].1[0]: \"bc\" -> \"bd\"\n");
+  EXPECT(PB("--delimited d1.pb d3.pb"), 1, "[1]:\n  1[0]: \"bc\" -> \"bd\"\n");
 }
 END_TEST
 
@@ -675,7 +691,7 @@ START_TEST(option_help_version) {
   ck_assert_msg(sscanf(r->out, "pbdiff %d.%d.%d\n%n", &a, &b, &c, &k) == 3 &&
                     k == (int)strlen(r->out),
                 "--version: [%s]", r->out);
-  EXPECT(PB("--version"), 0, "pbdiff 0.1.0\n");
+  EXPECT(PB("--version"), 0, "pbdiff " PBDIFF_VERSION "\n");
 }
 END_TEST
 
@@ -793,9 +809,12 @@ START_TEST(onnx_models) {
   EXPECT(PB(ONNX_MODEL ONNX_NODE "test_abs/model.onnx " ONNX_NODE "test_abs/model.onnx"), 0, "");
   EXPECT(PB(ONNX_MODEL ONNX_NODE "test_abs/model.onnx " ONNX_NODE "test_acos/model.onnx"), 1,
          "ir_version: 7 -> 3\n"
-         "graph.node[0].op_type: \"Abs\" -> \"Acos\"\n"
-         "graph.name: \"test_abs\" -> \"test_acos\"\n"
-         "opset_import[0].version: 13 -> 7\n");
+         "graph.node[0] (onnx.NodeProto):\n"
+         "  op_type: \"Abs\" -> \"Acos\"\n"
+         "graph (onnx.GraphProto):\n"
+         "  name: \"test_abs\" -> \"test_acos\"\n"
+         "opset_import[0] (onnx.OperatorSetIdProto):\n"
+         "  version: 13 -> 7\n");
   EXPECT(PB("-q " ONNX_MODEL ONNX_NODE "test_abs/model.onnx " ONNX_NODE "test_acos/model.onnx"), 1,
          "");
   /* tensors */
@@ -807,8 +826,9 @@ START_TEST(onnx_models) {
   ck_assert_int_eq(r->rc, 1);
   ck_assert_str_eq(r->err, "");
   ck_assert_msg(strncmp(r->out, "name: \"x\" -> \"y\"\nraw_data: \"", 28) == 0, "[%s]", r->out);
-  ck_assert_msg(strstr(r->out, "...\" (240 bytes) -> \"") != NULL, "[%s]", r->out);
-  ck_assert_msg(strcmp(r->out + strlen(r->out) - 14, "\" (240 bytes)\n") == 0, "[%s]", r->out);
+  ck_assert_msg(strstr(r->out, "...\" (240 bytes, xxh3:20bcc4df) -> \"") != NULL, "[%s]", r->out);
+  const char *tail = "\" (240 bytes, xxh3:c257f0db)\n";
+  ck_assert_msg(strcmp(r->out + strlen(r->out) - strlen(tail), tail) == 0, "[%s]", r->out);
   ck_assert_ptr_eq(strchr(strchr(r->out, '\n') + 1, '\n'), r->out + strlen(r->out) - 1);
   /* large tensors (393 235 and 357 511 bytes): repeated int64 dims by index */
   r = PB("%s" ONNX_NODE "test_maxpool_3d_default/test_data_set_0/input_0.pb "
@@ -817,9 +837,10 @@ START_TEST(onnx_models) {
   const char *head = "dims[2]: 32 -> 31\ndims[3]: 32 -> 31\ndims[4]: 32 -> 31\n"
                      "name: \"x\" -> \"y\"\nraw_data: \"";
   ck_assert_msg(strncmp(r->out, head, strlen(head)) == 0, "[%.1500s]", r->out);
-  ck_assert_msg(strstr(r->out, "...\" (393216 bytes) -> \"") != NULL, "[%.1500s]", r->out);
-  ck_assert_msg(strcmp(r->out + strlen(r->out) - 17, "\" (357492 bytes)\n") == 0, "[%.1500s]",
+  ck_assert_msg(strstr(r->out, "...\" (393216 bytes, xxh3:4460ff09) -> \"") != NULL, "[%.1500s]",
                 r->out);
+  tail = "\" (357492 bytes, xxh3:8c96649b)\n";
+  ck_assert_msg(strcmp(r->out + strlen(r->out) - strlen(tail), tail) == 0, "[%.1500s]", r->out);
 }
 END_TEST
 
@@ -844,8 +865,10 @@ START_TEST(onnx_reencoded) {
             "/dim_value: 28/ { if (++k == 1) sub(/28/, \"29\") } { print }' m.txt | "
             PROTOC_ONNX " --encode=onnx.ModelProto > e.onnx && "
             "\"$P\" " ONNX_MODEL "orig.onnx e.onnx"), 1,
-         "graph.node[0].attribute[1].ints[2]: 2 -> 5\n"
-         "graph.input[0].type.tensor_type.shape.dim[2].dim_value: 28 -> 29\n");
+         "graph.node[0].attribute[1] (onnx.AttributeProto):\n"
+         "  ints[2]: 2 -> 5\n"
+         "graph.input[0].type.tensor_type.shape.dim[2] (onnx.TensorShapeProto.Dimension):\n"
+         "  dim_value: 28 -> 29\n");
 }
 END_TEST
 
@@ -856,13 +879,13 @@ START_TEST(onnx_reencoded_edit_op_type) {
   EXPECT(sh(PROTOC_ONNX " --decode=onnx.ModelProto < %s | sed 's/op_type: \"Abs\"/op_type: \"Neg\"/' | "
             PROTOC_ONNX " --encode=onnx.ModelProto > neg.onnx && \"$P\" " ONNX_MODEL "%s neg.onnx",
             m, m),
-         1, "graph.node[0].op_type: \"Abs\" -> \"Neg\"\n");
+         1, "graph.node[0] (onnx.NodeProto):\n  op_type: \"Abs\" -> \"Neg\"\n");
   /* a descriptor set of onnx.proto works the same as --proto */
   EXPECT(sh("protoc --include_imports -I/usr/include -o onnx.desc " ONNX_PROTO " && "
             "\"$P\" -s onnx.desc -t onnx.ModelProto --format json %s neg.onnx", m), 1,
          "{\"equal\": false, \"differences\": [\n"
          "  {\"path\": \"graph.node[0].op_type\", \"kind\": \"changed\", \"left\": \"Abs\", "
-         "\"right\": \"Neg\"}\n"
+         "\"right\": \"Neg\", \"parent\": \"graph.node[0]\", \"type\": \"onnx.NodeProto\"}\n"
          "]}\n");
 }
 END_TEST
@@ -890,10 +913,13 @@ START_TEST(textformat_changed_paths) {
   encode3("m_full_reordered.txtpb", "b.pb");
   encode3("m_full_changed.txtpb", "c.pb");
   const char *want =
-      "rm[1].s: \"two\" -> \"deux\"\n"
+      "rm[1] (sem3.Inner):\n"
+      "  s: \"two\" -> \"deux\"\n"
       "ms[\"b\"]: 2 -> 20\n"
-      "mi[3].s: \"three\" -> \"trois\"\n"
-      "any.[type.googleapis.com/sem3.Inner].a: 5 -> 6\n";
+      "mi[3] (sem3.Inner):\n"
+      "  s: \"three\" -> \"trois\"\n"
+      "any.[type.googleapis.com/sem3.Inner] (sem3.Inner):\n"
+      "  a: 5 -> 6\n";
   EXPECT(PB(S3 "a.pb c.pb"), 1, want);
   EXPECT(PB(S3 "b.pb c.pb"), 1, want);
   encode3("m_full_oneof.txtpb", "d.pb");
@@ -905,11 +931,15 @@ START_TEST(textformat_changed_paths) {
          "c2: removed \"chosen\"\n");
   EXPECT(PB("--format json " S3 "a.pb c.pb"), 1,
          "{\"equal\": false, \"differences\": [\n"
-         "  {\"path\": \"rm[1].s\", \"kind\": \"changed\", \"left\": \"two\", \"right\": \"deux\"},\n"
-         "  {\"path\": \"ms[\\\"b\\\"]\", \"kind\": \"changed\", \"left\": 2, \"right\": 20},\n"
-         "  {\"path\": \"mi[3].s\", \"kind\": \"changed\", \"left\": \"three\", \"right\": \"trois\"},\n"
+         "  {\"path\": \"rm[1].s\", \"kind\": \"changed\", \"left\": \"two\", \"right\": \"deux\", "
+         "\"parent\": \"rm[1]\", \"type\": \"sem3.Inner\"},\n"
+         "  {\"path\": \"ms[\\\"b\\\"]\", \"kind\": \"changed\", \"left\": 2, \"right\": 20, "
+         "\"parent\": \"\", \"type\": \"sem3.M\"},\n"
+         "  {\"path\": \"mi[3].s\", \"kind\": \"changed\", \"left\": \"three\", \"right\": \"trois\", "
+         "\"parent\": \"mi[3]\", \"type\": \"sem3.Inner\"},\n"
          "  {\"path\": \"any.[type.googleapis.com/sem3.Inner].a\", \"kind\": \"changed\", "
-         "\"left\": 5, \"right\": 6}\n"
+         "\"left\": 5, \"right\": 6, \"parent\": \"any.[type.googleapis.com/sem3.Inner]\", "
+         "\"type\": \"sem3.Inner\"}\n"
          "]}\n");
 }
 END_TEST
@@ -926,8 +956,8 @@ START_TEST(shared_elements) {
                     "rm { a: 3 s: \"" X50 "\" }\n";
   ck_assert_int_eq(sh("printf '%s' '' | " ENC3 " > big1.pb", rm3)->rc, 0);
   ck_assert_int_eq(sh("printf '%s' 'y' | " ENC3 " > big2.pb", rm3)->rc, 0);
-  EXPECT(PB(S3 "big1.pb big2.pb"), 1, "rm[1].s: \"" X50 "\" -> \"" X50 "y\"\n");
-  EXPECT(PB(S3 "big2.pb big1.pb"), 1, "rm[1].s: \"" X50 "y\" -> \"" X50 "\"\n");
+  EXPECT(PB(S3 "big1.pb big2.pb"), 1, "rm[1] (sem3.Inner):\n  s: \"" X50 "\" -> \"" X50 "y\"\n");
+  EXPECT(PB(S3 "big2.pb big1.pb"), 1, "rm[1] (sem3.Inner):\n  s: \"" X50 "y\" -> \"" X50 "\"\n");
   EXPECT(PB(S3 "big1.pb big1.pb"), 0, "");
   /* RIGHT = LEFT's bytes and a cut varint: RIGHT's own error and offset */
   ck_assert_int_eq(sh("cp big1.pb big3.pb && printf '\\010' >> big3.pb")->rc, 0);

@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <xxhash.h>
 
 #include "format.h"
 #include "testutil.h"
@@ -301,6 +302,112 @@ START_TEST(test_text_truncation) {
 }
 END_TEST
 
+/* Report options: a cut value notes a hash of the whole value. */
+START_TEST(test_text_cut_hash) {
+  char big[1000];
+  memset(big, 'a', sizeof big);
+  uint64_t h = XXH3_64bits(big, sizeof big);
+  char want[128];
+  snprintf(want, sizeof want, "\"aaaaaaaa...\" (1000 bytes, xxh3:%08x)", (unsigned)(h >> 32));
+  pbd_TextOptions o = {.max_bytes = 8, .cut_hash = true};
+  pbd_Buf b = {0};
+  pbd_Value v = mk_s(kPbd_Value_String, big, sizeof big);
+  pbd_Format_TextValue(&b, &v, &o);
+  ck_assert_str_eq(take(&b), want);
+  pbd_Buf_Free(&b);
+  /* bytes too, and the hash is of the whole value, not the shown part */
+  big[999] = 'b';
+  h = XXH3_64bits(big, sizeof big);
+  snprintf(want, sizeof want, "\"aaaaaaaa...\" (1000 bytes, xxh3:%08x)", (unsigned)(h >> 32));
+  v = mk_s(kPbd_Value_Bytes, big, sizeof big);
+  pbd_Format_TextValue(&b, &v, &o);
+  ck_assert_str_eq(take(&b), want);
+  pbd_Buf_Free(&b);
+  /* a fixed value: 8 lowercase hex digits, the high half of XXH3_64bits */
+  v = S("0123456789");
+  o.max_bytes = 4;
+  pbd_Format_TextValue(&b, &v, &o);
+  h = XXH3_64bits("0123456789", 10);
+  snprintf(want, sizeof want, "\"0123...\" (10 bytes, xxh3:%08x)", (unsigned)(h >> 32));
+  ck_assert_str_eq(take(&b), want);
+  ck_assert_uint_eq(strlen(strstr(b.data, "xxh3:") + 5), 9); /* 8 digits and ')' */
+  pbd_Buf_Free(&b);
+  /* not cut: no note */
+  o.max_bytes = 10;
+  pbd_Format_TextValue(&b, &v, &o);
+  ck_assert_str_eq(take(&b), "\"0123456789\"");
+  pbd_Buf_Free(&b);
+}
+END_TEST
+
+/* Report options: long one-line message values are cut with "...", never
+ * inside an escape or a UTF-8 character. */
+START_TEST(test_text_max_message) {
+  pbd_TextOptions o = {.max_message = 10};
+  pbd_Buf b = {0};
+  pbd_Value v = mk_m(kPbd_Value_Message, &main_msg);
+  pbd_Format_TextValue(&b, &v, &o);
+  ck_assert_str_eq(take(&b), "{ name: \"x...");
+  pbd_Buf_Free(&b);
+  o.max_message = 200; /* long enough: whole */
+  pbd_Format_TextValue(&b, &v, &o);
+  ck_assert_str_eq(take(&b),
+                   "{ name: \"x\" ids: 1 ids: 2 sub_msg { a: 1 } 5: 3 5 { 1: 7 } [t.ext]: 9 }");
+  pbd_Buf_Free(&b);
+  /* exactly at the limit: whole */
+  o.max_message = 8;
+  v = mk_m(kPbd_Value_Message, &sub_msg);
+  pbd_Format_TextValue(&b, &v, &o);
+  ck_assert_str_eq(take(&b), "{ a: 1 }");
+  pbd_Buf_Free(&b);
+  o.max_message = 7;
+  pbd_Format_TextValue(&b, &v, &o);
+  ck_assert_str_eq(take(&b), "{ a: 1 ...");
+  pbd_Buf_Free(&b);
+  /* escapes and UTF-8 characters stay whole */
+  static pbd_StrView esc[] = {{"\x01\x02\"\xc3\xa9", 5}};
+  pbd_Field f = {.number = 1, .kind = kPbd_Value_String, .def = &fd_name, .count = 1,
+                 .v.strs = esc};
+  pbd_Message m = {.fields = &f, .field_count = 1};
+  v = mk_m(kPbd_Value_Message, &m);
+  /* full: { name: "\001\002\"é" } */
+  static const struct {
+    size_t max;
+    const char *want;
+  } cases[] = {
+      {9, "{ name: \"..."},           {10, "{ name: \"..."},
+      {12, "{ name: \"..."},          {13, "{ name: \"\\001..."},
+      {16, "{ name: \"\\001..."},      {17, "{ name: \"\\001\\002..."},
+      {18, "{ name: \"\\001\\002..."}, {19, "{ name: \"\\001\\002\\\"..."},
+      {20, "{ name: \"\\001\\002\\\"..."}, {21, "{ name: \"\\001\\002\\\"\xc3\xa9..."},
+  };
+  for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+    o.max_message = cases[i].max;
+    pbd_Format_TextValue(&b, &v, &o);
+    ck_assert_msg(strcmp(take(&b), cases[i].want) == 0, "max %zu: [%s] want [%s]", cases[i].max,
+                  b.data, cases[i].want);
+    pbd_Buf_Free(&b);
+  }
+  /* scalars are never cut this way, nor multiline messages */
+  o.max_message = 2;
+  v = S("abcdef");
+  pbd_Format_TextValue(&b, &v, &o);
+  ck_assert_str_eq(take(&b), "\"abcdef\"");
+  pbd_Buf_Free(&b);
+  o.multiline = true;
+  v = mk_m(kPbd_Value_Message, &sub_msg);
+  pbd_Format_TextValue(&b, &v, &o);
+  ck_assert_str_eq(take(&b), "{\n  a: 1\n}");
+  pbd_Buf_Free(&b);
+  /* appended after what the buffer held */
+  o = (pbd_TextOptions){.max_message = 4};
+  pbd_Buf_AppendStr(&b, "x: ");
+  pbd_Format_TextValue(&b, &v, &o);
+  ck_assert_str_eq(take(&b), "x: { a:...");
+  pbd_Buf_Free(&b);
+}
+END_TEST
+
 /* ---- text format: messages ------------------------------------------------ */
 
 START_TEST(test_text_messages) {
@@ -515,7 +622,7 @@ static char *run_reporter(pbd_ReportFormat fmt, const pbd_Edit *edits, size_t n,
   size_t size = 0;
   FILE *out = open_memstream(&text, &size);
   ck_assert_ptr_nonnull(out);
-  pbd_Reporter *r = pbd_Reporter_New(fmt, out);
+  pbd_Reporter *r = pbd_Reporter_New(fmt, out, NULL);
   ck_assert_ptr_nonnull(r);
   for (size_t i = 0; i < n; i++) ck_assert_int_eq(pbd_Reporter_Edit(r, &edits[i]), 0);
   ck_assert(pbd_Reporter_Finish(r, equal));
@@ -568,7 +675,7 @@ START_TEST(test_report_text) {
                    "flag: set to false -> unset\n"
                    ".: { a: 1 } -> { }\n"
                    "data: \"zzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzz...\" "
-                   "(200 bytes) -> \"\\001\"\n"
+                   "(200 bytes, xxh3:adac0421) -> \"\\001\"\n"
                    "f: nan -> 0.1\n");
   free(text);
 
@@ -585,7 +692,7 @@ START_TEST(test_report_text_streams) {
   size_t size = 0;
   FILE *out = open_memstream(&text, &size);
   ck_assert_ptr_nonnull(out);
-  pbd_Reporter *r = pbd_Reporter_New(kPbd_Report_Text, out);
+  pbd_Reporter *r = pbd_Reporter_New(kPbd_Report_Text, out, NULL);
   pbd_Edit e = {kPbd_Edit_Added, "x", 0, NULL, none_value(), mk_i(kPbd_Value_Int, 3, &fd_i32), -1, -1};
   ck_assert_int_eq(pbd_Reporter_Edit(r, &e), 0);
   fflush(out);
@@ -609,7 +716,7 @@ START_TEST(test_report_json) {
   size_t size = 0;
   FILE *out = open_memstream(&text, &size);
   ck_assert_ptr_nonnull(out);
-  pbd_Reporter *r = pbd_Reporter_New(kPbd_Report_Json, out);
+  pbd_Reporter *r = pbd_Reporter_New(kPbd_Report_Json, out, NULL);
   ck_assert_ptr_nonnull(r);
   for (size_t i = 0; i < n; i++) ck_assert_int_eq(pbd_Reporter_Edit(r, &e[i]), 0);
   strcpy(path, "gone");
@@ -623,17 +730,25 @@ START_TEST(test_report_json) {
   /* 200 'z' bytes: 66 groups "enp6" and "eno=" for the last 2 bytes. */
   for (int i = 0; i < 66; i++) strcat(b64, "enp6");
   strcat(b64, "eno=");
-  char expected[2048];
+  char expected[4096];
   snprintf(expected, sizeof expected,
            "{\"equal\": false, \"differences\": [\n"
-           "  {\"path\": \"p\", \"kind\": \"changed\", \"left\": \"1\", \"right\": \"2\"},\n"
-           "  {\"path\": \"c[0]\", \"kind\": \"added\", \"right\": \"x\\\"y\"},\n"
-           "  {\"path\": \"labels[\\\"k\\\"]\", \"kind\": \"removed\", \"left\": {\"a\": 1}},\n"
-           "  {\"path\": \"opt\", \"kind\": \"presence\", \"right\": 0},\n"
-           "  {\"path\": \"flag\", \"kind\": \"presence\", \"left\": false},\n"
-           "  {\"path\": \"\", \"kind\": \"changed\", \"left\": {\"a\": 1}, \"right\": {}},\n"
-           "  {\"path\": \"data\", \"kind\": \"changed\", \"left\": \"%s\", \"right\": \"AQ==\"},\n"
-           "  {\"path\": \"f\", \"kind\": \"changed\", \"left\": \"NaN\", \"right\": 0.1}\n"
+           "  {\"path\": \"p\", \"kind\": \"changed\", \"left\": \"1\", \"right\": \"2\", "
+           "\"parent\": \"\", \"type\": null},\n"
+           "  {\"path\": \"c[0]\", \"kind\": \"added\", \"right\": \"x\\\"y\", "
+           "\"parent\": \"\", \"type\": null},\n"
+           "  {\"path\": \"labels[\\\"k\\\"]\", \"kind\": \"removed\", \"left\": {\"a\": 1}, "
+           "\"parent\": \"\", \"type\": null},\n"
+           "  {\"path\": \"opt\", \"kind\": \"presence\", \"right\": 0, "
+           "\"parent\": \"\", \"type\": null},\n"
+           "  {\"path\": \"flag\", \"kind\": \"presence\", \"left\": false, "
+           "\"parent\": \"\", \"type\": null},\n"
+           "  {\"path\": \"\", \"kind\": \"changed\", \"left\": {\"a\": 1}, \"right\": {}, "
+           "\"parent\": \"\", \"type\": null},\n"
+           "  {\"path\": \"data\", \"kind\": \"changed\", \"left\": \"%s\", \"right\": \"AQ==\", "
+           "\"parent\": \"\", \"type\": null},\n"
+           "  {\"path\": \"f\", \"kind\": \"changed\", \"left\": \"NaN\", \"right\": 0.1, "
+           "\"parent\": \"\", \"type\": null}\n"
            "]}\n",
            b64);
   ck_assert_str_eq(text, expected);
@@ -655,7 +770,7 @@ START_TEST(test_report_write_error) {
   /* A stream opened read-only cannot be written: Finish reports failure. */
   FILE *in = fopen("/dev/null", "r");
   ck_assert_ptr_nonnull(in);
-  pbd_Reporter *r = pbd_Reporter_New(kPbd_Report_Json, in);
+  pbd_Reporter *r = pbd_Reporter_New(kPbd_Report_Json, in, NULL);
   ck_assert(!pbd_Reporter_Finish(r, true));
   pbd_Reporter_Free(r);
   fclose(in);
@@ -672,6 +787,8 @@ static Suite *format_suite(void) {
   tcase_add_test(tc, test_text_truncation);
   tcase_add_test(tc, test_text_messages);
   tcase_add_test(tc, test_text_maps_and_any);
+  tcase_add_test(tc, test_text_cut_hash);
+  tcase_add_test(tc, test_text_max_message);
   suite_add_tcase(s, tc);
   tc = tcase_create("json");
   tcase_add_test(tc, test_json_ints);

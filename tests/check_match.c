@@ -351,6 +351,81 @@ START_TEST(cli_options) {
 }
 END_TEST
 
+/* --explain, --stat, --max-diffs and --color through the CLI. */
+START_TEST(cli_explain_and_report_options) {
+  char cmd[4096], *out, *err, want[4096];
+  const char *root = tu_root();
+  char S[1024];
+  snprintf(S, sizeof S, "--proto %s/testdata/proto/sem3.proto -t sem3.M", root);
+  /* equal in meaning, different bytes: the encoding differences */
+  size_t n;
+  char path[1024];
+  snprintf(path, sizeof path, "%s/testdata/explain/expected.txt", root);
+  char *expected = (char *)tu_read_file(path, &n);
+  ck_assert_ptr_nonnull(expected);
+  expected = realloc(expected, n + 1);
+  expected[n] = '\0';
+  int k = snprintf(want, sizeof want, "equal in meaning, but the bytes differ:\n");
+  for (char *p = expected; *p;) {
+    char *nl = strchr(p, '\n');
+    size_t len = nl ? (size_t)(nl - p) + 1 : strlen(p);
+    k += snprintf(want + k, sizeof want - (size_t)k, "  %.*s", (int)len, p);
+    p += len;
+  }
+  free(expected);
+  snprintf(cmd, sizeof cmd, "%s --explain %s %s/testdata/explain/left.pb %s/testdata/explain/right.pb",
+           tu_pbdiff(), S, root, root);
+  ck_assert_int_eq(tu_run(cmd, &out, &err), 0);
+  ck_assert_str_eq(out, want);
+  free(out), free(err);
+  snprintf(cmd, sizeof cmd, "%s --explain --format json %s %s/testdata/explain/left.pb %s/testdata/explain/right.pb",
+           tu_pbdiff(), S, root, root);
+  ck_assert_int_eq(tu_run(cmd, &out, &err), 0);
+  const char *head = "{\"equal\": true, \"differences\": [], \"encoding\": [{\"kind\": \"field order\"";
+  ck_assert_msg(!strncmp(out, head, strlen(head)), "%s", out);
+  free(out), free(err);
+  /* identical bytes */
+  snprintf(cmd, sizeof cmd, "%s --explain %s %s/testdata/explain/left.pb %s/testdata/explain/left.pb",
+           tu_pbdiff(), S, root, root);
+  ck_assert_int_eq(tu_run(cmd, &out, &err), 0);
+  ck_assert_str_eq(out, "identical bytes\n");
+  free(out), free(err);
+  /* different in meaning: the differences, no explanation */
+  snprintf(cmd, sizeof cmd, "printf '\\010\\002' | %s --explain %s %s/testdata/explain/left.pb -",
+           tu_pbdiff(), S, root);
+  ck_assert_int_eq(tu_run(cmd, &out, &err), 1);
+  ck_assert_msg(!strstr(out, "bytes differ") && strstr(out, "i32: 1 -> 2"), "%s", out);
+  free(out), free(err);
+  /* --stat, --max-diffs, --color */
+  const char *m = "/usr/share/libonnx-testdata/data/node/test_abs/model.onnx",
+             *a = "/usr/share/libonnx-testdata/data/node/test_acos/model.onnx";
+  const char *O = "--proto /usr/include/onnx/onnx.proto -t onnx.ModelProto";
+  snprintf(cmd, sizeof cmd, "%s --stat %s %s %s", tu_pbdiff(), O, m, a);
+  ck_assert_int_eq(tu_run(cmd, &out, &err), 1);
+  ck_assert_str_eq(out, "  ir_version: 1 changed\n  graph: 2 changed\n  opset_import: 1 changed\n"
+                        "4 differences: 4 changed\n");
+  free(out), free(err);
+  snprintf(cmd, sizeof cmd, "%s --max-diffs 1 %s %s %s", tu_pbdiff(), O, m, a);
+  ck_assert_int_eq(tu_run(cmd, &out, &err), 1);
+  ck_assert_str_eq(out, "ir_version: 7 -> 3\n... and 3 more differences\n");
+  free(out), free(err);
+  snprintf(cmd, sizeof cmd, "%s --color=always --max-diffs 1 %s %s %s", tu_pbdiff(), O, m, a);
+  ck_assert_int_eq(tu_run(cmd, &out, &err), 1);
+  ck_assert_msg(strstr(out, "\033[31m7\033[m") && strstr(out, "\033[32m3\033[m"), "%s", out);
+  free(out), free(err);
+  snprintf(cmd, sizeof cmd, "NO_COLOR=1 %s --color=auto %s %s %s", tu_pbdiff(), O, m, a);
+  ck_assert_int_eq(tu_run(cmd, &out, &err), 1);
+  ck_assert_msg(!strchr(out, '\033'), "%s", out);
+  free(out), free(err);
+  const char *bad[] = {"--color=sometimes", "--max-diffs 0", "--stat --format json"};
+  for (size_t i = 0; i < 3; i++) {
+    snprintf(cmd, sizeof cmd, "%s %s %s %s %s", tu_pbdiff(), bad[i], O, m, a);
+    ck_assert_int_eq(tu_run(cmd, &out, &err), 2);
+    free(out), free(err);
+  }
+}
+END_TEST
+
 int main(void) {
   Suite *s = suite_create("match");
   TCase *t = tcase_create("match");
@@ -366,6 +441,7 @@ int main(void) {
   tcase_add_test(t, float_tolerances);
   tcase_add_test(t, onnx_insert_remove_change);
   tcase_add_test(t, cli_options);
+  tcase_add_test(t, cli_explain_and_report_options);
   suite_add_tcase(s, t);
   SRunner *r = srunner_create(s);
   srunner_run_all(r, CK_NORMAL);
