@@ -269,10 +269,22 @@ static int diff_message(Walk *w, const pbd_Message *l, const pbd_Message *r);
 
 /* Compares two values at the current path: messages are walked, the rest
  * reported as changed when they differ. */
+/* Timestamp and Duration read as one value (2024-05-01T12:00:00Z, 1.5s):
+ * a change is reported whole, not as seconds and nanos apart. */
+static bool is_time_value(const pbd_Message *m) {
+  return m->def && (!strcmp(m->def->full_name, "google.protobuf.Timestamp") ||
+                    !strcmp(m->def->full_name, "google.protobuf.Duration"));
+}
+
 static int diff_values_at(Walk *w, const pbd_Value *l, const pbd_Value *r, int64_t li,
                           int64_t ri) {
-  if (is_message_kind(l->kind) && l->kind == r->kind && l->m && r->m)
+  if (is_message_kind(l->kind) && l->kind == r->kind && l->m && r->m) {
+    if (is_time_value(l->m) && l->m->def == r->m->def && !w->o->ignore_count) {
+      if (pbd_Hash128_Equal(l->m->hash, r->m->hash)) return 0;
+      return emit_at(w, kPbd_Edit_Changed, l, r, li, ri);
+    }
     return diff_message(w, l->m, r->m);
+  }
   if (values_equal(w, l, r)) return 0;
   return emit_at(w, kPbd_Edit_Changed, l, r, li, ri);
 }

@@ -117,6 +117,50 @@ START_TEST(align_long_few_edits) {
 }
 END_TEST
 
+/* Long lists: one insertion at the front, middle or end, one deletion, one
+ * move: the pairs leave out exactly the edited elements. */
+START_TEST(align_long_edits) {
+  enum { N = 20000 };
+  pbd_Hash128 *a = malloc(sizeof *a * N), *b = malloc(sizeof *b * (N + 1));
+  for (size_t i = 0; i < N; i++) a[i] = h(i);
+  size_t where[] = {0, N / 2, N};
+  for (int w = 0; w < 3; w++) {
+    size_t m = 0;
+    for (size_t i = 0; i <= N; i++) {
+      if (i == where[w]) b[m++] = h(7777777);
+      if (i < N) b[m++] = a[i];
+    }
+    pbd_AlignPair *p;
+    size_t np;
+    ck_assert(pbd_Align_Sequences(a, N, b, m, &p, &np));
+    check_valid(a, b, p, np);
+    ck_assert_uint_eq(np, N); /* every old element matched: one insertion */
+    free(p);
+    /* deletion at the same place */
+    m = 0;
+    for (size_t i = 0; i < N; i++)
+      if (i != (where[w] < N ? where[w] : N - 1)) b[m++] = a[i];
+    ck_assert(pbd_Align_Sequences(a, N, b, m, &p, &np));
+    check_valid(a, b, p, np);
+    ck_assert_uint_eq(np, N - 1);
+    free(p);
+  }
+  /* a move: element 100 goes to the end; all but it stay matched */
+  size_t m = 0;
+  for (size_t i = 0; i < N; i++)
+    if (i != 100) b[m++] = a[i];
+  b[m++] = a[100];
+  pbd_AlignPair *p;
+  size_t np;
+  ck_assert(pbd_Align_Sequences(a, N, b, m, &p, &np));
+  check_valid(a, b, p, np);
+  ck_assert_uint_eq(np, N - 1);
+  free(p);
+  free(a);
+  free(b);
+}
+END_TEST
+
 START_TEST(lis) {
   uint32_t v[] = {3, 1, 4, 1, 5, 9, 2, 6};
   bool keep[8];
@@ -140,6 +184,7 @@ int main(void) {
   tcase_add_test(t, align_optimal_small);
   tcase_add_test(t, align_medium);
   tcase_add_test(t, align_long_few_edits);
+  tcase_add_test(t, align_long_edits);
   tcase_add_test(t, lis);
   suite_add_tcase(s, t);
   SRunner *r = srunner_create(s);
