@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "diff.h"
+#include "explain.h"
 #include "format.h"
 #include "input.h"
 #include "schema.h"
@@ -19,6 +20,8 @@
 
 static pbd_DefPool *pool;
 static const pbd_MessageDef *types[4];
+static pbd_MatchRule rules[3];
+static size_t nrules;
 
 int LLVMFuzzerInitialize(int *argc, char ***argv) {
   (void)argc, (void)argv;
@@ -38,6 +41,10 @@ int LLVMFuzzerInitialize(int *argc, char ***argv) {
   types[1] = pbd_DefPool_FindMessageByName(pool, "sem3.M");
   types[2] = pbd_DefPool_FindMessageByName(pool, "sem2.M");
   types[3] = pbd_DefPool_FindMessageByName(pool, "onnx.ModelProto");
+  const char *keys[] = {"sem3.M.rm=s+a", "onnx.GraphProto.node=output"};
+  for (size_t i = 0; i < 2; i++)
+    if (pbd_MatchRule_Parse(pool, kPbd_Match_Key, keys[i], &rules[nrules], &s)) nrules++;
+  if (pbd_MatchRule_Parse(pool, kPbd_Match_Set, "sem3.M.ri", &rules[nrules], &s)) nrules++;
   return 0;
 }
 
@@ -84,6 +91,13 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   if (lm && rm) {
     pbd_Buf b = {0};
     pbd_DiffOptions d = {.float_bits = o.float_bits};
+    /* the second byte's low bits pick the explaining options */
+    static const pbd_IgnoreRule ig[] = {{NULL, "rm[*].s"}, {NULL, "graph.node[*].doc_string"}};
+    if (cut & 1) d.rules = rules, d.rule_count = nrules;
+    if (cut & 2) d.report_moves = true;
+    if (cut & 4) d.ignores = ig, d.ignore_count = 2;
+    if ((cut & 8) && !o.float_bits) d.float_margin = 0.5, d.float_fraction = 0.01;
+    if (sel & 64) d.partial = true;
     size_t n = 0;
     pbd_Diff_Run(lm, rm, &d, format_edit, &b, &n, &s);
     /* a tree always equals itself */
@@ -91,6 +105,18 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     pbd_Diff_Run(lm, lm, &d, format_edit, &b, &self, &s);
     if (self != 0) abort();
     pbd_Buf_Free(&b);
+    if (n == 0) { /* equal: the explanation must not fail on parsed input */
+      pbd_ExplainOptions eo = {o.max_depth, pool, o.equivalent, o.ignore_unknown};
+      pbd_EncodingProfile lp, rp;
+      if (!pbd_Explain_Profile(t, l, 0, mid, &eo, &lp, &s) ||
+          !pbd_Explain_Profile(t, r, 0, size - mid, &eo, &rp, &s)) {
+        /* bad UTF-8 is the tree's check alone; anything else is a bug */
+        if (s.code != kPbd_Status_BadUtf8) abort();
+      } else {
+        pbd_EncodingDiff ed[kPbd_Encoding_Count];
+        pbd_Explain_Compare(&lp, &rp, ed);
+      }
+    }
   } else if (s.code == kPbd_Status_Ok || !s.msg[0]) {
     abort(); /* a failed parse must say why */
   }
