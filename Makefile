@@ -13,7 +13,7 @@ CFLAGS_BASE = -std=c11 -Wall -Wextra -Werror -g $(OPT) $(SAN) \
               -D_POSIX_C_SOURCE=200809L -D_DEFAULT_SOURCE -Ilib
 PKG_CFLAGS := $(shell pkg-config --cflags libxxhash check 2>/dev/null)
 CHECK_LIBS := $(shell pkg-config --libs check 2>/dev/null)
-LDLIBS_BASE = -lxxhash -lm $(SAN)
+LDLIBS_BASE = -lxxhash -lz -lpthread -lm $(SAN)
 
 LIB_SRC  := $(sort $(wildcard lib/*.c))
 CLI_SRC  := $(sort $(wildcard cli/*.c))
@@ -44,8 +44,8 @@ $(BUILD)/tests/testutil.o: tests/testutil.c tests/testutil.h
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS_BASE) $(PKG_CFLAGS) $(CFLAGS) -c $< -o $@
 
-# Tests link the library and the CLI's reporters (but not its main).
-TEST_CLI_OBJ := $(BUILD)/cli/report.o
+# Tests link the library and the CLI's modules (but not its main).
+TEST_CLI_OBJ := $(filter-out $(BUILD)/cli/main.o,$(CLI_OBJ))
 $(BUILD)/tests/check_%: tests/check_%.c $(TEST_UTIL_OBJ) $(TEST_CLI_OBJ) $(BUILD)/libpbdiff.a $(wildcard tests/*.h lib/*.h cli/*.h)
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS_BASE) -Icli $(PKG_CFLAGS) $(CFLAGS) -o $@ $< $(TEST_UTIL_OBJ) $(TEST_CLI_OBJ) $(BUILD)/libpbdiff.a \

@@ -1,5 +1,5 @@
-/* pbdiff CLI — text and JSON reporters (see report.h for the text format,
- * docs/json-format.md for JSON). */
+/* pbdiff CLI — text, JSON and JUnit reporters (see report.h for the text
+ * and JUnit formats, docs/json-format.md for JSON). */
 #include "report.h"
 
 #include <ctype.h>
@@ -55,6 +55,12 @@ struct pbd_Reporter {
   size_t last;      /* index + 1 of the last field counted */
   pbd_Buf explain_text, explain_json; /* --explain, written by Finish */
   bool failed;      /* out of memory */
+  /* junit: the text report goes to `out`, a memory stream over junit_text;
+   * Finish writes the XML to final_out */
+  FILE *final_out;
+  char *junit_text;
+  size_t junit_len;
+  char *test_name;  /* owned copy of o.test_name */
 };
 
 /* ---- colour ------------------------------------------------------------------ */
@@ -98,6 +104,14 @@ pbd_Reporter *(pbd_Reporter_New)(pbd_ReportFormat fmt, FILE *out, const pbd_Repo
   if (fmt == kPbd_Report_Json) {
     r->o.stat = false;
     r->o.color = false;
+  }
+  if (fmt == kPbd_Report_Junit) {
+    r->o.color = false;
+    r->test_name = dup_or_null(r->o.test_name, &failed);
+    r->o.test_name = r->test_name;
+    r->final_out = out;
+    r->out = open_memstream(&r->junit_text, &r->junit_len);
+    if (!r->out) failed = true;
   }
   if (failed) {
     pbd_Reporter_Free(r);
@@ -419,6 +433,112 @@ static void json_finish(pbd_Reporter *r, bool equal) {
   fputs("}\n", r->out);
 }
 
+/* ---- JUnit ----------------------------------------------------------------------- */
+
+void pbd_Report_XmlEscape(pbd_Buf *b, const char *s, size_t n, bool attribute) {
+  const unsigned char *p = (const unsigned char *)s, *end = p + n;
+  while (p < end) {
+    const unsigned char *run = p; /* plain characters, appended at once */
+    while (p < end && *p >= 0x20 && *p < 0x7f && *p != '&' && *p != '<' && *p != '>' && *p != '"')
+      p++;
+    pbd_Buf_Append(b, (const char *)run, (size_t)(p - run));
+    if (p == end) break;
+    unsigned char c = *p;
+    if (c == '&') pbd_Buf_AppendStr(b, "&amp;"), p++;
+    else if (c == '<') pbd_Buf_AppendStr(b, "&lt;"), p++;
+    else if (c == '>') pbd_Buf_AppendStr(b, "&gt;"), p++;
+    else if (c == '"') pbd_Buf_AppendStr(b, "&quot;"), p++;
+    else if (c == '\t' || c == '\n' || c == '\r') {
+      if (attribute) pbd_Buf_Printf(b, "&#%d;", c);
+      else pbd_Buf_AppendChar(b, (char)c);
+      p++;
+    } else if (c < 0x20) {
+      pbd_Buf_AppendStr(b, "\xef\xbf\xbd"), p++; /* not allowed in XML 1.0 */
+    } else if (c == 0x7f) {
+      pbd_Buf_AppendChar(b, (char)c), p++; /* allowed, if discouraged */
+    } else {
+      size_t k = pbd_Utf8_SequenceLength(p, (size_t)(end - p));
+      bool nonchar = k == 3 && p[0] == 0xef && p[1] == 0xbf && (p[2] == 0xbe || p[2] == 0xbf);
+      if (k == 0 || nonchar) {
+        pbd_Buf_AppendStr(b, "\xef\xbf\xbd");
+        p += k ? k : 1;
+      } else {
+        pbd_Buf_Append(b, (const char *)p, k);
+        p += k;
+      }
+    }
+  }
+}
+
+void pbd_Report_JunitBegin(pbd_Buf *b, size_t tests, size_t failures, size_t errors) {
+  pbd_Buf_AppendStr(b, "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n");
+  pbd_Buf_Printf(b, "<testsuites tests=\"%zu\" failures=\"%zu\" errors=\"%zu\">\n", tests,
+                 failures, errors);
+  pbd_Buf_Printf(b, "  <testsuite name=\"pbdiff\" tests=\"%zu\" failures=\"%zu\" errors=\"%zu\">\n",
+                 tests, failures, errors);
+}
+
+void pbd_Report_JunitCase(pbd_Buf *b, const char *name, const char *outcome, const char *type,
+                          const char *message, const char *body, size_t body_len,
+                          const char *system_out, size_t system_out_len) {
+  pbd_Buf_AppendStr(b, "    <testcase classname=\"pbdiff\" name=\"");
+  pbd_Report_XmlEscape(b, name, strlen(name), true);
+  if (!outcome && !system_out) {
+    pbd_Buf_AppendStr(b, "\"/>\n");
+    return;
+  }
+  pbd_Buf_AppendStr(b, "\">\n");
+  if (outcome) {
+    pbd_Buf_Printf(b, "      <%s message=\"", outcome);
+    if (message) pbd_Report_XmlEscape(b, message, strlen(message), true);
+    pbd_Buf_AppendStr(b, "\"");
+    if (type) {
+      pbd_Buf_AppendStr(b, " type=\"");
+      pbd_Report_XmlEscape(b, type, strlen(type), true);
+      pbd_Buf_AppendStr(b, "\"");
+    }
+    if (body) {
+      pbd_Buf_AppendChar(b, '>');
+      pbd_Report_XmlEscape(b, body, body_len, false);
+      pbd_Buf_Printf(b, "</%s>\n", outcome);
+    } else {
+      pbd_Buf_AppendStr(b, "/>\n");
+    }
+  }
+  if (system_out) {
+    pbd_Buf_AppendStr(b, "      <system-out>");
+    pbd_Report_XmlEscape(b, system_out, system_out_len, false);
+    pbd_Buf_AppendStr(b, "</system-out>\n");
+  }
+  pbd_Buf_AppendStr(b, "    </testcase>\n");
+}
+
+void pbd_Report_JunitEnd(pbd_Buf *b) { pbd_Buf_AppendStr(b, "  </testsuite>\n</testsuites>\n"); }
+
+/* Writes the document (or the <testcase> element) around the text report
+ * collected in the memory stream. */
+static bool junit_finish(pbd_Reporter *r, bool equal) {
+  if (fflush(r->out) != 0 || ferror(r->out)) r->failed = true;
+  if (r->failed) return false;
+  const char *name = r->o.test_name ? r->o.test_name
+                     : r->o.right_name ? r->o.right_name
+                     : r->o.test_name_slot && *r->o.test_name_slot ? *r->o.test_name_slot
+                                                                  : "pbdiff";
+  pbd_Buf b = {0};
+  char message[64];
+  snprintf(message, sizeof message, "%zu difference%s", r->total, r->total == 1 ? "" : "s");
+  if (!r->o.junit_testcase) pbd_Report_JunitBegin(&b, 1, equal ? 0 : 1, 0);
+  const char *text = r->junit_text ? r->junit_text : "";
+  const char *out = r->explain_text.len ? r->explain_text.data : NULL;
+  if (equal) pbd_Report_JunitCase(&b, name, NULL, NULL, NULL, NULL, 0, out, r->explain_text.len);
+  else pbd_Report_JunitCase(&b, name, "failure", "differ", message, text, r->junit_len, out, r->explain_text.len);
+  if (!r->o.junit_testcase) pbd_Report_JunitEnd(&b);
+  bool ok = !b.oom && fwrite(b.data, 1, b.len, r->final_out) == b.len;
+  pbd_Buf_Free(&b);
+  if (fflush(r->final_out) != 0 || ferror(r->final_out)) ok = false;
+  return ok;
+}
+
 /* ---- entry points ------------------------------------------------------------------ */
 
 int pbd_Reporter_Edit(void *reporter, const pbd_Edit *e) {
@@ -446,6 +566,7 @@ bool pbd_Reporter_Finish(pbd_Reporter *r, bool equal) {
     if (r->fmt == kPbd_Report_Text && r->explain_text.len)
       fwrite(r->explain_text.data, 1, r->explain_text.len, r->out);
   }
+  if (r->fmt == kPbd_Report_Junit) return junit_finish(r, equal);
   if (fflush(r->out) != 0) return false;
   return !r->failed && !ferror(r->out);
 }
@@ -460,6 +581,9 @@ void pbd_Reporter_Explain(pbd_Reporter *r, const char *text, const char *json) {
 
 void pbd_Reporter_Free(pbd_Reporter *r) {
   if (!r) return;
+  if (r->fmt == kPbd_Report_Junit && r->out) fclose(r->out);
+  free(r->junit_text);
+  free(r->test_name);
   pbd_Buf_Free(&r->explain_text);
   pbd_Buf_Free(&r->explain_json);
   pbd_Buf_Free(&r->line);

@@ -55,7 +55,29 @@
  *   added and moved counts.  SGR codes \033[1m, \033[31m, \033[32m,
  *   \033[36m, each ended by \033[m.
  *
- * JSON report: see docs/json-format.md. */
+ * JSON report: see docs/json-format.md.
+ *
+ * JUnit report (--format junit, for CI servers; docs/ci.md): an XML 1.0
+ * document with one test case, named after RIGHT:
+ *
+ *   <?xml version="1.0" encoding="UTF-8"?>
+ *   <testsuites tests="1" failures="1" errors="0">
+ *     <testsuite name="pbdiff" tests="1" failures="1" errors="0">
+ *       <testcase classname="pbdiff" name="RIGHT">
+ *         <failure message="2 differences" type="differ">TEXT REPORT</failure>
+ *       </testcase>
+ *     </testsuite>
+ *   </testsuites>
+ *
+ * - An equal pair is `<testcase classname="pbdiff" name="RIGHT"/>` and
+ *   failures="0"; with --explain, the explanation is its <system-out>.
+ * - The failure body is the text report exactly as --format text writes it
+ *   without colour (---/+++ lines, max_diffs, ...), XML-escaped; message
+ *   counts every difference (`1 difference`, `N differences`).
+ * - The name is test_name, else right_name, else what *test_name_slot
+ *   holds when the report ends, else "pbdiff".
+ * - junit_testcase: only the <testcase> element (indented, ended by a
+ *   newline) is written; pbdiff -r puts one per file into one document. */
 #ifndef PBD_CLI_REPORT_H_
 #define PBD_CLI_REPORT_H_
 
@@ -63,9 +85,10 @@
 #include <stddef.h>
 #include <stdio.h>
 
+#include "base.h"
 #include "diff.h"
 
-typedef enum { kPbd_Report_Text, kPbd_Report_Json } pbd_ReportFormat;
+typedef enum { kPbd_Report_Text, kPbd_Report_Json, kPbd_Report_Junit } pbd_ReportFormat;
 
 typedef struct {
   bool color;             /* text: ANSI colours (see pbd_Report_ShouldColor) */
@@ -74,6 +97,13 @@ typedef struct {
   const char *left_name;  /* input names for the ---/+++ lines (text) and the */
   const char *right_name; /* "left_name"/"right_name" keys (JSON); may be NULL;
                              copied */
+  /* JUnit only: */
+  const char *test_name;        /* the test case's name (copied); NULL: see above */
+  char *const *test_name_slot;  /* read when the report ends: --format junit
+                                   points it at argv[argc - 1], where option
+                                   parsing leaves RIGHT (getopt_long moves the
+                                   operands to the end of argv) */
+  bool junit_testcase;          /* write the <testcase> element only */
 } pbd_ReportOptions;
 
 /* --color WORD: true for "auto", "always" and "never" (so the CLI can reject
@@ -107,5 +137,28 @@ void pbd_Reporter_Explain(pbd_Reporter *r, const char *text, const char *json);
  * when writing failed. */
 bool pbd_Reporter_Finish(pbd_Reporter *r, bool equal);
 void pbd_Reporter_Free(pbd_Reporter *r);
+
+/* ---- JUnit XML pieces (the reporter's and pbdiff -r's) ----------------------- */
+
+/* Appends s[0, n) escaped for XML 1.0 text and attribute values: & < > "
+ * as entities, tab, newline and carriage return as character references
+ * when `attribute` (so that they survive attribute normalisation), every
+ * other control character, U+FFFE, U+FFFF and each byte that is not part
+ * of well-formed UTF-8 as U+FFFD. */
+void pbd_Report_XmlEscape(pbd_Buf *b, const char *s, size_t n, bool attribute);
+/* `<?xml ...?>`, `<testsuites ...>` and `<testsuite name="pbdiff" ...>`
+ * with the counts, each on a line. */
+void pbd_Report_JunitBegin(pbd_Buf *b, size_t tests, size_t failures, size_t errors);
+/* One <testcase classname="pbdiff" name="NAME"> element, indented by four
+ * spaces and ended by a newline.  outcome NULL: passed (empty element
+ * unless system_out is given); "failure" or "error": a child element of
+ * that name with the message and type attributes and, when body is not
+ * NULL, the body as its text.  system_out (NULL: none) becomes a
+ * <system-out> child. */
+void pbd_Report_JunitCase(pbd_Buf *b, const char *name, const char *outcome, const char *type,
+                          const char *message, const char *body, size_t body_len,
+                          const char *system_out, size_t system_out_len);
+/* Closes what pbd_Report_JunitBegin opened. */
+void pbd_Report_JunitEnd(pbd_Buf *b);
 
 #endif

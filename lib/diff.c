@@ -796,6 +796,44 @@ int pbd_Diff_Run(const pbd_Message *left, const pbd_Message *right, const pbd_Di
   return rc;
 }
 
+int pbd_Diff_RunStream(const pbd_Message *const *left, size_t nleft,
+                      const pbd_Message *const *right, size_t nright, const pbd_DiffOptions *opts,
+                      pbd_EditFunc *fn, void *ctx, size_t *n_edits, pbd_Status *s) {
+  static const pbd_DiffOptions kDefaults = {0};
+  /* The stream is walked as one repeated message field with an empty name,
+   * so that messages are aligned like the elements of any repeated field
+   * and paths read [3].name, or [3] for a whole message. */
+  static const pbd_FieldDef kStream = {.name = "", .full_name = "", .json_name = "",
+                                       .label = kPbd_Label_Repeated, .type = kPbd_Type_Message,
+                                       .is_repeated = true};
+  if (nleft > UINT32_MAX || nright > UINT32_MAX) {
+    pbd_Status_SetError(s, kPbd_Status_OutOfMemory, "stream too long");
+    return -1;
+  }
+  pbd_Field l = {.kind = kPbd_Value_Message, .def = &kStream, .count = (uint32_t)nleft,
+                 .v.msgs = (pbd_Message **)left};
+  pbd_Field r = {.kind = kPbd_Value_Message, .def = &kStream, .count = (uint32_t)nright,
+                 .v.msgs = (pbd_Message **)right};
+  Walk w;
+  memset(&w, 0, sizeof w);
+  w.o = opts ? opts : &kDefaults;
+  w.fn = fn;
+  w.ctx = ctx;
+  w.fuzzy = w.o->float_margin > 0 || w.o->float_fraction > 0 || w.o->ignore_count > 0 ||
+            w.o->partial;
+  pbd_Buf_AppendStr(&w.path, "");
+  int rc = nleft && nright ? diff_sequence(&w, &l, &r)
+                           : diff_gap(&w, &l, 0, (uint32_t)nleft, &r, 0, (uint32_t)nright);
+  bool oom = w.path.oom || w.oom;
+  pbd_Buf_Free(&w.path);
+  if (n_edits) *n_edits = w.n;
+  if (oom) {
+    pbd_Status_SetError(s, kPbd_Status_OutOfMemory, "out of memory");
+    return -1;
+  }
+  return rc;
+}
+
 /* ---- Rules from text ------------------------------------------------------- */
 
 static const pbd_FieldDef *repeated_field(const pbd_DefPool *pool, const char *name,

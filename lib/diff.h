@@ -92,6 +92,15 @@ typedef struct {
 int pbd_Diff_Run(const pbd_Message *left, const pbd_Message *right, const pbd_DiffOptions *opts,
                  pbd_EditFunc *fn, void *ctx, size_t *n_edits, pbd_Status *s);
 
+/* Compares two streams of messages (--delimited): the messages are aligned
+ * as the elements of a repeated field are, so one message inserted in a
+ * long stream is one `added` edit.  Paths start with the message's index:
+ * `[3].name`, or `[3]` for a whole message added or removed.  Returns as
+ * pbd_Diff_Run. */
+int pbd_Diff_RunStream(const pbd_Message *const *left, size_t nleft,
+                      const pbd_Message *const *right, size_t nright, const pbd_DiffOptions *opts,
+                      pbd_EditFunc *fn, void *ctx, size_t *n_edits, pbd_Status *s);
+
 /* Builds a match rule from its command-line form: for kPbd_Match_Set the
  * full name of a repeated field ("onnx.GraphProto.node"); for
  * kPbd_Match_Key "FIELD=SUBFIELD[+SUBFIELD...]" with scalar subfields of

@@ -33,7 +33,10 @@
 extern "C" {
 #endif
 
-#define PBDIFF_VERSION "0.2.0"
+#define PBDIFF_VERSION "0.3.0"
+/* The fingerprint scheme of `pbdiff hash` (docs/hash.md): fingerprints of
+ * one scheme stay comparable across pbdiff versions. */
+#define PBDIFF_HASH_SCHEME "pbh1"
 
 typedef struct {
   const pbd_MessageDef *type;  /* the message type; NULL compares without a schema */

@@ -871,14 +871,28 @@ typedef struct {
   uint8_t *p;     /* NULL while only measuring */
   size_t n;
   uint64_t seed;
+  bool oom;
 } Record;
+
+/* The record is little-endian on every machine (docs/hash.md), so that
+ * fingerprints do not depend on the host. */
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
+static const bool kBigEndian = true;
+static uint64_t to_le64(uint64_t v) { return __builtin_bswap64(v); }
+#else
+static const bool kBigEndian = false;
+static uint64_t to_le64(uint64_t v) { return v; }
+#endif
 
 static void rec_bytes(Record *r, const void *d, size_t n) {
   if (r->p && n) memcpy(r->p + r->n, d, n);
   r->n += n;
 }
 
-static void rec_u64(Record *r, uint64_t v) { rec_bytes(r, &v, sizeof v); }
+static void rec_u64(Record *r, uint64_t v) {
+  v = to_le64(v);
+  rec_bytes(r, &v, sizeof v);
+}
 
 static void rec_digest(Record *r, const void *d, size_t n) {
   if (r->p) {
@@ -921,12 +935,26 @@ static void rec_field(const Ctx *c, Record *r, const pbd_Field *f) {
     }
   } else if (kind_is_scalar(f->kind)) {
     bool is_float = f->kind == kPbd_Value_Float || f->kind == kPbd_Value_Double;
-    if (is_float && float_needs_canon(c, f)) {
-      for (uint32_t i = 0; i < f->count; i++) rec_u64(r, hash_bits(c, f->kind, f->v.scalars[i]));
-    } else if (f->count <= kInlineScalars) {
-      rec_bytes(r, f->v.scalars, sizeof(uint64_t) * f->count);
-    } else {
+    bool canon = is_float && float_needs_canon(c, f);
+    if (f->count <= kInlineScalars) {
+      for (uint32_t i = 0; i < f->count; i++)
+        rec_u64(r, canon ? hash_bits(c, f->kind, f->v.scalars[i]) : f->v.scalars[i]);
+    } else if (!canon && !kBigEndian) {
       rec_digest(r, f->v.scalars, sizeof(uint64_t) * f->count);
+    } else if (!r->p) {
+      r->n += 16; /* measuring */
+    } else {
+      /* the digest of the canonical little-endian values, as for any array */
+      pbd_ArenaMark mark = pbd_Arena_Mark(c->scratch);
+      uint64_t *v = pbd_Arena_Malloc(c->scratch, sizeof(uint64_t) * f->count);
+      if (v) {
+        for (uint32_t i = 0; i < f->count; i++)
+          v[i] = to_le64(canon ? hash_bits(c, f->kind, f->v.scalars[i]) : f->v.scalars[i]);
+        rec_digest(r, v, sizeof(uint64_t) * f->count);
+      } else {
+        r->oom = true;
+      }
+      pbd_Arena_Reset(c->scratch, mark);
     }
   } else if (kind_is_str(f->kind)) {
     for (uint32_t i = 0; i < f->count; i++) rec_str(r, f->v.strs[i]);
@@ -947,7 +975,7 @@ static void rec_message(const Ctx *c, Record *r, const pbd_Message *m) {
 }
 
 static bool hash_message(Ctx *c, pbd_Message *m) {
-  Record r = {NULL, 0, c->o->hash_seed};
+  Record r = {NULL, 0, c->o->hash_seed, false};
   rec_message(c, &r, m); /* measure */
   uint8_t small[512];
   pbd_ArenaMark mark = pbd_Arena_Mark(c->scratch);
@@ -957,6 +985,7 @@ static bool hash_message(Ctx *c, pbd_Message *m) {
   rec_message(c, &r, m);
   XXH128_hash_t h = XXH3_128bits_withSeed(r.p, r.n, c->o->hash_seed);
   pbd_Arena_Reset(c->scratch, mark);
+  if (r.oom) return oom(c);
   m->hash.lo = h.low64;
   m->hash.hi = h.high64;
   return true;

@@ -688,10 +688,10 @@ START_TEST(option_help_version) {
   ck_assert_int_eq(r->rc, 0);
   ck_assert_str_eq(r->err, "");
   int a, b, c, k = -1;
-  ck_assert_msg(sscanf(r->out, "pbdiff %d.%d.%d\n%n", &a, &b, &c, &k) == 3 &&
+  ck_assert_msg(sscanf(r->out, "pbdiff %d.%d.%d (fingerprints pbh%*d)\n%n", &a, &b, &c, &k) == 3 &&
                     k == (int)strlen(r->out),
                 "--version: [%s]", r->out);
-  EXPECT(PB("--version"), 0, "pbdiff " PBDIFF_VERSION "\n");
+  EXPECT(PB("--version"), 0, "pbdiff " PBDIFF_VERSION " (fingerprints " PBDIFF_HASH_SCHEME ")\n");
 }
 END_TEST
 

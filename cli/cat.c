@@ -1,0 +1,262 @@
+/* pbdiff cat [OPTIONS] FILE — a canonical text form of a message, for git's
+ * textconv: two inputs equal in meaning (docs/semantics.md, under the same
+ * options) print the same bytes, and inputs that differ print different
+ * bytes, so a line diff of two canonical forms shows only semantic changes.
+ *
+ * The form is protobuf text format, multiline, two spaces per level, one
+ * value per line, read off the canonical tree (lib/tree.h), which already
+ * has the fields in number order, parts merged, last values won, map entries
+ * sorted by key and deduplicated, and defaults normalised:
+ *
+ *   - a field by its name; an extension as [full.name]; an unknown field by
+ *     its number, its value by its wire type: varint `5: 150`, fixed32
+ *     `5: 0x00000096`, fixed64 `5: 0x0000000000000096` (as protobuf's C++
+ *     TextFormat prints unknown fields), LEN as bytes `5: "..."` or, when it
+ *     parses as a message, `5 { ... }`, a group `5 {  # group`;
+ *   - repeated values one per line, in order;
+ *   - a map entry as `name {` `key: K` `value: V` `}`, key and value always
+ *     written (the default where the entry leaves one out);
+ *   - an Any whose type is in the schema as `[type.googleapis.com/T] { ... }`;
+ *   - strings and bytes whole (never cut), escaped as text format does;
+ *   - floats in the shortest form that reads back; all NaNs as `nan`; a zero
+ *     as `0` whatever its sign, except where a zero is only present because
+ *     its sign bit is set (a proto3 implicit field or a map entry's key or
+ *     value, where +0 is absent): there `-0` (rule 10).  With --float-bits
+ *     every -0 keeps its sign, and a NaN other than the quiet NaN is followed
+ *     by its bits: `nan  # bits 0xffc00001`.
+ *
+ * With --delimited, each message comes after a line `# message N` (N from 0,
+ * as in paths).  An empty message prints nothing. */
+#include <inttypes.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli.h"
+#include "format.h"
+
+typedef struct {
+  pbd_Buf buf;
+  FILE *out;
+  bool float_bits;
+  bool write_failed;
+} Printer;
+
+/* Writes out what is buffered when it has grown large (inputs with large
+ * bytes fields print much text). */
+static void maybe_flush(Printer *p, bool force) {
+  if (p->buf.len == 0 || (!force && p->buf.len < (1u << 16))) return;
+  if (!p->buf.oom && fwrite(p->buf.data, 1, p->buf.len, p->out) != p->buf.len)
+    p->write_failed = true;
+  pbd_Buf_Truncate(&p->buf, 0);
+}
+
+static void indent(Printer *p, int level) {
+  for (int i = 0; i < level; i++) pbd_Buf_Append(&p->buf, "  ", 2);
+}
+
+/* Whether a present zero in this field can only be -0: the tree drops the
+ * +0 of a singular field without presence and of a map entry's key and
+ * value (compared by bits), so what is left there is -0, which differs
+ * from absent (rule 10). */
+static bool zero_keeps_sign(const pbd_FieldDef *fd) {
+  if (!fd || fd->is_repeated) return false;
+  return !fd->has_presence || (fd->containing && fd->containing->is_map_entry);
+}
+
+static void write_float(Printer *p, const pbd_Value *v) {
+  bool zero, nan, quiet_nan;
+  if (v->kind == kPbd_Value_Float) {
+    uint32_t b = (uint32_t)v->u;
+    float x;
+    memcpy(&x, &b, sizeof x);
+    zero = x == 0;
+    nan = isnan(x);
+    quiet_nan = b == 0x7fc00000u;
+  } else {
+    double x;
+    memcpy(&x, &v->u, sizeof x);
+    zero = x == 0;
+    nan = isnan(x);
+    quiet_nan = v->u == 0x7ff8000000000000ull;
+  }
+  if (zero && !p->float_bits && !zero_keeps_sign(v->field)) {
+    pbd_Buf_AppendChar(&p->buf, '0');
+    return;
+  }
+  pbd_TextOptions o;
+  memset(&o, 0, sizeof o);
+  pbd_Format_TextValue(&p->buf, v, &o); /* shortest round trip; nan, inf, -inf, -0 */
+  /* --float-bits tells NaNs apart: the bits of any but the quiet NaN */
+  if (nan && p->float_bits && !quiet_nan) {
+    if (v->kind == kPbd_Value_Float) pbd_Buf_Printf(&p->buf, "  # bits 0x%08" PRIx32, (uint32_t)v->u);
+    else pbd_Buf_Printf(&p->buf, "  # bits 0x%016" PRIx64, v->u);
+  }
+}
+
+static void write_body(Printer *p, const pbd_Message *m, int level);
+
+/* `{` body `}` (or `{ }`), the opening brace already preceded by the name. */
+static void write_braced(Printer *p, const pbd_Message *m, int level, const char *note) {
+  if (!m || (m->field_count == 0 && !m->any_payload)) {
+    pbd_Buf_AppendStr(&p->buf, "{ }");
+    if (note) pbd_Buf_AppendStr(&p->buf, note);
+    pbd_Buf_AppendChar(&p->buf, '\n');
+    return;
+  }
+  pbd_Buf_AppendChar(&p->buf, '{');
+  if (note) pbd_Buf_AppendStr(&p->buf, note);
+  pbd_Buf_AppendChar(&p->buf, '\n');
+  write_body(p, m, level + 1);
+  indent(p, level);
+  pbd_Buf_AppendStr(&p->buf, "}\n");
+}
+
+/* One line `name: value` (or `name {` ... `}`) at `level`; the name is
+ * already written. */
+static void write_value(Printer *p, const pbd_Value *v, int level) {
+  switch (v->kind) {
+    case kPbd_Value_Message:
+    case kPbd_Value_LenMessage:
+      pbd_Buf_AppendChar(&p->buf, ' ');
+      write_braced(p, v->m, level, NULL);
+      return;
+    case kPbd_Value_Group:
+      pbd_Buf_AppendChar(&p->buf, ' ');
+      write_braced(p, v->m, level, "  # group");
+      return;
+    case kPbd_Value_Float:
+    case kPbd_Value_Double:
+      pbd_Buf_AppendStr(&p->buf, ": ");
+      write_float(p, v);
+      break;
+    case kPbd_Value_Fixed32:
+      pbd_Buf_Printf(&p->buf, ": 0x%08" PRIx32, (uint32_t)v->u);
+      break;
+    case kPbd_Value_Fixed64:
+      pbd_Buf_Printf(&p->buf, ": 0x%016" PRIx64, v->u);
+      break;
+    default: {
+      pbd_TextOptions o;
+      memset(&o, 0, sizeof o); /* no cutting, plain text format */
+      pbd_Buf_AppendStr(&p->buf, ": ");
+      pbd_Format_TextValue(&p->buf, v, &o);
+      break;
+    }
+  }
+  pbd_Buf_AppendChar(&p->buf, '\n');
+}
+
+static void write_name(Printer *p, const pbd_Field *f) {
+  if (!f->def) {
+    pbd_Buf_Printf(&p->buf, "%" PRIu32, f->number);
+  } else if (f->def->is_extension) {
+    pbd_Buf_AppendChar(&p->buf, '[');
+    pbd_Buf_AppendStr(&p->buf, f->def->full_name);
+    pbd_Buf_AppendChar(&p->buf, ']');
+  } else {
+    pbd_Buf_AppendStr(&p->buf, f->def->name);
+  }
+}
+
+/* A map entry: key and value always written, the default where the entry
+ * leaves one out (rule 5). */
+static void write_entry(Printer *p, const pbd_Message *e, int level) {
+  pbd_Buf_AppendStr(&p->buf, " {\n");
+  static const char *const names[2] = {"key", "value"};
+  for (uint32_t n = 1; n <= 2; n++) {
+    pbd_Value v = pbd_MapEntry_Part(e, n);
+    indent(p, level + 1);
+    pbd_Buf_AppendStr(&p->buf, names[n - 1]);
+    if (v.kind == kPbd_Value_None) { /* not in the schema: cannot happen for a map */
+      pbd_Buf_AppendStr(&p->buf, " { }\n");
+      continue;
+    }
+    write_value(p, &v, level + 1);
+  }
+  indent(p, level);
+  pbd_Buf_AppendStr(&p->buf, "}\n");
+}
+
+static void write_body(Printer *p, const pbd_Message *m, int level) {
+  if (!m) return;
+  if (m->any_payload) { /* rule 11: the payload by meaning, under its type URL */
+    pbd_StrView url = pbd_Message_AnyTypeUrl(m);
+    indent(p, level);
+    pbd_Buf_AppendChar(&p->buf, '[');
+    pbd_Buf_Append(&p->buf, url.data, url.size);
+    pbd_Buf_AppendStr(&p->buf, "] ");
+    write_braced(p, m->any_payload, level, NULL);
+    return;
+  }
+  for (uint32_t fi = 0; fi < m->field_count; fi++) {
+    const pbd_Field *f = &m->fields[fi];
+    for (uint32_t i = 0; i < f->count; i++) {
+      indent(p, level);
+      write_name(p, f);
+      if (f->def && f->def->is_map) {
+        write_entry(p, f->v.msgs[i], level);
+      } else {
+        pbd_Value v = pbd_Field_Value(f, i);
+        write_value(p, &v, level);
+      }
+      maybe_flush(p, false);
+    }
+  }
+}
+
+int pbd_Cli_Cat(int argc, char **argv) {
+  pbd_CliOptions o;
+  int first = pbd_Cli_ParseOptions(argc, argv, kPbd_Cmd_Cat, &o);
+  if (argc - first != 1) {
+    fprintf(stderr, "pbdiff: %s\nTry 'pbdiff cat --help' for more information.\n",
+            argc - first < 1 ? "missing operand: need FILE" : "too many operands: need one FILE");
+    pbd_Cli_FreeOptions(&o);
+    return kExitTrouble;
+  }
+  const char *path = argv[first];
+  pbd_Config *cfg = pbd_Config_Load(o.config, stderr);
+  if (!cfg) {
+    pbd_Cli_FreeOptions(&o);
+    return kExitTrouble;
+  }
+  pbd_CliOptions eff = pbd_Config_Apply(cfg, &o, path);
+  int status = kExitTrouble;
+  pbd_CliSchema schema;
+  pbd_CliInput in;
+  memset(&in, 0, sizeof in);
+  /* Matching rules and ignores (from a config) are for comparisons only. */
+  pbd_CliOptions so = eff;
+  so.keys.n = so.sets.n = so.ignores.n = 0;
+  if (pbd_Cli_LoadSchema(&so, 0, &schema, stderr)) {
+    pbd_TreeOptions topts = eff.tree;
+    topts.hash_seed = 0; /* fixed: the output must not depend on the run */
+    topts.pool = schema.pool;
+    topts.record = topts.reuse = NULL;
+    if (pbd_Cli_ReadInput(&eff, &schema, 0, path, NULL, eff.left_format, &topts, &in, stderr)) {
+      Printer p = {.out = stdout, .float_bits = eff.tree.float_bits};
+      for (size_t i = 0; i < in.nmsgs; i++) {
+        if (eff.delimited) pbd_Buf_Printf(&p.buf, "# message %zu\n", i);
+        write_body(&p, in.roots[i], 0);
+        maybe_flush(&p, false);
+      }
+      bool oom = p.buf.oom;
+      maybe_flush(&p, true);
+      pbd_Buf_Free(&p.buf);
+      if (oom) {
+        fprintf(stderr, "pbdiff: out of memory\n");
+      } else if (p.write_failed || fflush(stdout) != 0 || ferror(stdout)) {
+        fprintf(stderr, "pbdiff: cannot write to standard output\n");
+      } else {
+        status = kExitEqual;
+      }
+    }
+  }
+  pbd_Cli_FreeInput(&in);
+  pbd_Cli_FreeSchema(&schema);
+  pbd_Cli_FreeApplied(&eff);
+  pbd_Config_Free(cfg);
+  pbd_Cli_FreeOptions(&o);
+  return status;
+}

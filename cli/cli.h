@@ -1,0 +1,150 @@
+/* pbdiff CLI — what the commands share: options, the config file, schema
+ * loading, reading inputs, and comparing one pair of inputs.
+ *
+ * Commands (cli/main.c dispatches): compare (the default), cat, hash, the
+ * git external-diff form, and -r for directories.  Errors are printed as
+ * one line "pbdiff: ..." to the error stream given; exit statuses are
+ * diff(1)'s: 0 equal, 1 different, 2 trouble. */
+#ifndef PBD_CLI_H_
+#define PBD_CLI_H_
+
+#include <stdbool.h>
+#include <stdio.h>
+
+#include "diff.h"
+#include "report.h"
+#include "schema.h"
+#include "tree.h"
+
+enum { kExitEqual = 0, kExitDifferent = 1, kExitTrouble = 2 };
+
+typedef struct {
+  const char **v;
+  size_t n;
+} pbd_StrList;
+
+/* Input encodings (--left-format/--right-format). */
+typedef enum {
+  kPbd_InputFormat_Guess = 0, /* from the extension; binary otherwise */
+  kPbd_InputFormat_Binary,
+  kPbd_InputFormat_TextProto,
+  kPbd_InputFormat_Json,
+} pbd_InputFormat;
+
+typedef struct {
+  /* schema */
+  pbd_StrList schemas, protos, includes;
+  const char *type;
+  pbd_StrList left_schemas, right_schemas; /* --left-schema/--right-schema */
+  const char *left_type, *right_type;
+  /* inputs */
+  bool delimited;
+  long long skip_prefix;                   /* -1: not given */
+  pbd_InputFormat left_format, right_format;
+  /* comparison */
+  pbd_TreeOptions tree;
+  pbd_DiffOptions diff;
+  pbd_StrList keys, sets, ignores;
+  /* output */
+  bool quiet;
+  pbd_ReportFormat format;
+  pbd_ReportOptions report;
+  const char *color;
+  bool explain;
+  bool summary;
+  /* modes */
+  const char *config;                      /* --config FILE */
+  bool recursive;                          /* -r */
+  int jobs;                                /* -j N; 0: the number of cores */
+} pbd_CliOptions;
+
+/* Which command the options are parsed for (each accepts a subset). */
+typedef enum { kPbd_Cmd_Compare, kPbd_Cmd_Cat, kPbd_Cmd_Hash } pbd_Command;
+
+/* Parses options; exits with status 2 and a usage message on a bad one,
+ * and with 0 after --help/--version.  Returns the index of the first
+ * operand.  Option lists point into argv. */
+int pbd_Cli_ParseOptions(int argc, char **argv, pbd_Command cmd, pbd_CliOptions *o);
+void pbd_Cli_FreeOptions(pbd_CliOptions *o);
+/* The usage text of a command. */
+const char *pbd_Cli_Usage(pbd_Command cmd);
+
+/* ---- Config file (.pbdiff, git-config syntax) ----------------------------- */
+
+typedef struct pbd_Config pbd_Config;
+
+/* Loads the config: --config FILE when given (missing: an error), else the
+ * first `.pbdiff` found walking up from the current directory (none: an
+ * empty config).  NULL with a message on err when the file is malformed. */
+pbd_Config *pbd_Config_Load(const char *explicit_path, FILE *err);
+void pbd_Config_Free(pbd_Config *c);
+/* The options for an input at `path` (as the user or git names it): `base`
+ * completed by the first [file "GLOB"] section whose glob matches the path;
+ * what the command line set always wins.  The result shares memory with
+ * base and the config (free it with pbd_Cli_FreeApplied). */
+pbd_CliOptions pbd_Config_Apply(const pbd_Config *c, const pbd_CliOptions *base, const char *path);
+void pbd_Cli_FreeApplied(pbd_CliOptions *o);
+
+/* ---- Schemas and inputs ---------------------------------------------------- */
+
+/* A loaded schema with the type and the matching rules resolved. */
+typedef struct {
+  pbd_DefPool *pool;          /* NULL: schemaless */
+  const pbd_MessageDef *type;
+  pbd_MatchRule *rules;
+  pbd_IgnoreRule *ignores;
+  pbd_DiffOptions diff;       /* the options' diff options with the rules in */
+} pbd_CliSchema;
+
+/* Loads (or finds in a cache shared by all threads) the schema named by the
+ * options (schemas, protos, includes; `side` 1/2 uses --left-/--right-schema
+ * and type when given), and resolves the type and rules.  false with one
+ * line on err. */
+bool pbd_Cli_LoadSchema(const pbd_CliOptions *o, int side, pbd_CliSchema *out, FILE *err);
+void pbd_Cli_FreeSchema(pbd_CliSchema *s);
+/* Frees every cached schema (at exit). */
+void pbd_Cli_ClearSchemaCache(void);
+
+/* One parsed input: its bytes (mapped, or decoded from gzip, text format or
+ * JSON) and one tree per message. */
+typedef struct {
+  const char *name;           /* for messages */
+  const uint8_t *data;
+  size_t size;
+  void *owned_;               /* internal */
+  void *input_;               /* internal */
+  pbd_Arena *arena;
+  size_t nmsgs;
+  size_t *begin, *end;        /* message spans in data */
+  pbd_Message **roots;
+} pbd_CliInput;
+
+/* Reads and parses an input ("-" for standard input) as `format` for the
+ * schema (side 1/2: LEFT/RIGHT, whose own --left-/--right-schema files turn
+ * text format into binary; 0: the shared schema).  `display` names it in
+ * errors (NULL: the path).  false with one line on err. */
+bool pbd_Cli_ReadInput(const pbd_CliOptions *o, const pbd_CliSchema *schema, int side,
+                       const char *path, const char *display, pbd_InputFormat format,
+                       const pbd_TreeOptions *topts, pbd_CliInput *in, FILE *err);
+void pbd_Cli_FreeInput(pbd_CliInput *in);
+
+/* Compares LEFT and RIGHT with the options (config already applied) and
+ * writes the report to out and errors to err.  lname/rname are the names
+ * shown (NULL: the paths).  Returns 0, 1 or 2. */
+int pbd_Cli_ComparePair(const pbd_CliOptions *o, const char *lpath, const char *rpath,
+                        const char *lname, const char *rname, FILE *out, FILE *err);
+
+/* ---- Commands (each in its own file) ---------------------------------------- */
+
+/* pbdiff cat [OPTIONS] FILE (cli/cat.c); argv[0] is "cat". */
+int pbd_Cli_Cat(int argc, char **argv);
+/* pbdiff hash [OPTIONS] FILE... (cli/hash.c); argv[0] is "hash". */
+int pbd_Cli_Hash(int argc, char **argv);
+/* git's external-diff form: args are PATH OLD-FILE OLD-HEX OLD-MODE NEW-FILE
+ * NEW-HEX NEW-MODE (cli/git.c). */
+int pbd_Cli_GitDriver(const pbd_CliOptions *o, const pbd_Config *cfg, char **args);
+/* pbdiff -r DIR1 DIR2 (cli/dirs.c). */
+int pbd_Cli_CompareDirs(const pbd_CliOptions *o, const pbd_Config *cfg, const char *dir1,
+                        const char *dir2);
+
+#endif

@@ -1,0 +1,701 @@
+/* pbdiff CLI — schemas (cached), inputs (mapped; gzip, text format, JSON
+ * decoded), and the comparison of one pair of inputs. */
+#include <errno.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+#include <zlib.h>
+
+#include "cli.h"
+#include "explain.h"
+#include "input.h"
+#include "jsonpb.h"
+#include "wire.h"
+
+/* ---- Schema cache ---------------------------------------------------------- */
+
+/* Loaded pools by the list of files they came from, shared by all threads
+ * (directory comparisons load each schema once). */
+typedef struct CacheEntry {
+  struct CacheEntry *next;
+  char *key;
+  pbd_DefPool *pool;
+} CacheEntry;
+
+static CacheEntry *g_cache;
+static pthread_mutex_t g_cache_lock = PTHREAD_MUTEX_INITIALIZER;
+
+void pbd_Cli_ClearSchemaCache(void) {
+  pthread_mutex_lock(&g_cache_lock);
+  while (g_cache) {
+    CacheEntry *e = g_cache;
+    g_cache = e->next;
+    pbd_DefPool_Free(e->pool);
+    free(e->key);
+    free(e);
+  }
+  pthread_mutex_unlock(&g_cache_lock);
+}
+
+static bool ends_with(const char *s, const char *suffix) {
+  size_t n = strlen(s), k = strlen(suffix);
+  return n >= k && strcmp(s + n - k, suffix) == 0;
+}
+
+static void print_status(FILE *err, const char *name, const pbd_Status *s) {
+  char msg[1400];
+  pbd_Status_Format(s, name, msg, sizeof msg);
+  fprintf(err, "pbdiff: %s\n", msg);
+}
+
+/* Loads descriptor sets (and .proto files among them, compiled by protoc)
+ * into a new finalized pool. */
+static pbd_DefPool *load_pool(const pbd_StrList *sets, const pbd_StrList *protos,
+                              const pbd_StrList *includes, FILE *err) {
+  pbd_DefPool *pool = pbd_DefPool_New();
+  pbd_Status s;
+  pbd_Status_Clear(&s);
+  if (!pool) {
+    fprintf(err, "pbdiff: out of memory\n");
+    return NULL;
+  }
+  const char **more = malloc(sizeof *more * (sets->n + protos->n + 1));
+  size_t nmore = 0;
+  if (!more) goto fail_oom;
+  for (size_t i = 0; i < protos->n; i++) more[nmore++] = protos->v[i];
+  for (size_t i = 0; i < sets->n; i++) {
+    if (ends_with(sets->v[i], ".proto")) { /* --left-schema x.proto */
+      more[nmore++] = sets->v[i];
+      continue;
+    }
+    pbd_Input in;
+    if (!pbd_Input_Open(&in, sets->v[i], &s)) {
+      print_status(err, sets->v[i], &s);
+      goto fail;
+    }
+    bool ok = pbd_DefPool_AddFileDescriptorSet(pool, in.data, in.size, sets->v[i], &s);
+    pbd_Input_Close(&in);
+    if (!ok) {
+      /* the loader's messages already start with the set's name */
+      char msg[1400];
+      pbd_Status_Format(&s, NULL, msg, sizeof msg);
+      fprintf(err, "pbdiff: %s%s\n", msg,
+              ends_with(sets->v[i], ".proto")
+                  ? " (-s wants a descriptor set; use --proto for .proto files)"
+                  : "");
+      goto fail;
+    }
+  }
+  if (nmore && !pbd_DefPool_AddProtoFiles(pool, more, nmore, includes->v, includes->n, &s)) {
+    print_status(err, NULL, &s);
+    goto fail;
+  }
+  if (!pbd_DefPool_Finalize(pool, &s)) {
+    print_status(err, "schema", &s);
+    goto fail;
+  }
+  free(more);
+  return pool;
+fail_oom:
+  fprintf(err, "pbdiff: out of memory\n");
+fail:
+  free(more);
+  pbd_DefPool_Free(pool);
+  return NULL;
+}
+
+static pbd_DefPool *cached_pool(const pbd_StrList *sets, const pbd_StrList *protos,
+                                const pbd_StrList *includes, FILE *err) {
+  pbd_Buf key = {0};
+  const pbd_StrList *lists[3] = {sets, protos, includes};
+  for (int k = 0; k < 3; k++) {
+    for (size_t i = 0; i < lists[k]->n; i++) {
+      pbd_Buf_AppendStr(&key, lists[k]->v[i]);
+      pbd_Buf_AppendChar(&key, '\n');
+    }
+    pbd_Buf_AppendChar(&key, '\t');
+  }
+  if (key.oom) {
+    fprintf(err, "pbdiff: out of memory\n");
+    return NULL;
+  }
+  pthread_mutex_lock(&g_cache_lock);
+  pbd_DefPool *pool = NULL;
+  for (CacheEntry *e = g_cache; e && !pool; e = e->next)
+    if (strcmp(e->key, key.data) == 0) pool = e->pool;
+  if (!pool) {
+    /* loaded under the lock: two threads never compile one schema twice */
+    pool = load_pool(sets, protos, includes, err);
+    CacheEntry *e = pool ? calloc(1, sizeof *e) : NULL;
+    if (e) {
+      e->key = key.data;
+      key.data = NULL;
+      e->pool = pool;
+      e->next = g_cache;
+      g_cache = e;
+    } else if (pool) {
+      pbd_DefPool_Free(pool);
+      pool = NULL;
+      fprintf(err, "pbdiff: out of memory\n");
+    }
+  }
+  pthread_mutex_unlock(&g_cache_lock);
+  pbd_Buf_Free(&key);
+  return pool;
+}
+
+/* Turns --key, --repeated-as-set and --ignore into rules.  An --ignore that
+ * names a field of the schema ignores that field everywhere; anything else
+ * is a path pattern. */
+static bool resolve_rules(const pbd_CliOptions *o, pbd_CliSchema *out, FILE *err) {
+  pbd_Status s;
+  pbd_Status_Clear(&s);
+  if ((o->keys.n || o->sets.n) && !out->pool) {
+    fprintf(err, "pbdiff: --key and --repeated-as-set need a schema (-s or --proto)\n");
+    return false;
+  }
+  out->rules = calloc(o->keys.n + o->sets.n + 1, sizeof *out->rules);
+  out->ignores = calloc(o->ignores.n + 1, sizeof *out->ignores);
+  if (!out->rules || !out->ignores) {
+    fprintf(err, "pbdiff: out of memory\n");
+    return false;
+  }
+  size_t n = 0;
+  for (size_t i = 0; i < o->keys.n + o->sets.n; i++) {
+    bool key = i < o->keys.n;
+    const char *spec = key ? o->keys.v[i] : o->sets.v[i - o->keys.n];
+    if (!pbd_MatchRule_Parse(out->pool, key ? kPbd_Match_Key : kPbd_Match_Set, spec,
+                             &out->rules[n], &s)) {
+      fprintf(err, "pbdiff: %s: %s\n", key ? "--key" : "--repeated-as-set", s.msg);
+      return false;
+    }
+    for (size_t k = 0; k < n; k++)
+      if (out->rules[k].field == out->rules[n].field) {
+        fprintf(err, "pbdiff: two matching rules for %s\n", out->rules[n].field->full_name);
+        return false;
+      }
+    n++;
+  }
+  for (size_t i = 0; i < o->ignores.n; i++) {
+    const pbd_FieldDef *fd =
+        out->pool ? pbd_DefPool_FindFieldByFullName(out->pool, o->ignores.v[i]) : NULL;
+    if (fd) out->ignores[i].field = fd;
+    else out->ignores[i].pattern = o->ignores.v[i];
+  }
+  out->diff = o->diff;
+  out->diff.rules = out->rules;
+  out->diff.rule_count = n;
+  out->diff.ignores = out->ignores;
+  out->diff.ignore_count = o->ignores.n;
+  return true;
+}
+
+bool pbd_Cli_LoadSchema(const pbd_CliOptions *o, int side, pbd_CliSchema *out, FILE *err) {
+  memset(out, 0, sizeof *out);
+  const pbd_StrList *sets = &o->schemas, *protos = &o->protos;
+  const pbd_StrList *own = side == 1 ? &o->left_schemas : side == 2 ? &o->right_schemas : NULL;
+  static const pbd_StrList kNone = {NULL, 0};
+  if (own && own->n) sets = own, protos = &kNone;
+  const char *type = o->type;
+  if (side == 1 && o->left_type) type = o->left_type;
+  if (side == 2 && o->right_type) type = o->right_type;
+  if (sets->n || protos->n) {
+    if (!type) {
+      fprintf(err, "pbdiff: a schema needs --type, e.g. -t onnx.ModelProto\n"
+                   "Try 'pbdiff --help' for more information.\n");
+      return false;
+    }
+    if (!(out->pool = cached_pool(sets, protos, &o->includes, err))) return false;
+    out->type = pbd_DefPool_FindMessageByName(out->pool, type);
+    if (!out->type) {
+      fprintf(err, "pbdiff: message type '%s' is not in the schema\n", type);
+      return false;
+    }
+  } else if (type) {
+    fprintf(err, "pbdiff: --type needs a schema (-s or --proto)\n"
+                 "Try 'pbdiff --help' for more information.\n");
+    return false;
+  }
+  return resolve_rules(o, out, err);
+}
+
+void pbd_Cli_FreeSchema(pbd_CliSchema *s) {
+  free(s->rules);
+  free(s->ignores);
+  memset(s, 0, sizeof *s); /* the pool stays in the cache */
+}
+
+/* ---- Inputs ---------------------------------------------------------------- */
+
+static bool is_gzip(const uint8_t *p, size_t n) { return n >= 2 && p[0] == 0x1f && p[1] == 0x8b; }
+
+/* Inflates a gzip member (or several, concatenated) into buf. */
+static bool gunzip(const uint8_t *p, size_t n, pbd_Buf *buf, const char *name, FILE *err) {
+  z_stream z;
+  memset(&z, 0, sizeof z);
+  if (inflateInit2(&z, 15 + 16) != Z_OK) {
+    fprintf(err, "pbdiff: %s: cannot start gzip decoding\n", name);
+    return false;
+  }
+  size_t in_done = 0;
+  int rc = Z_OK;
+  char chunk[1 << 16];
+  while (in_done < n || rc != Z_STREAM_END) {
+    size_t take = n - in_done > (1u << 30) ? (1u << 30) : n - in_done;
+    z.next_in = (Bytef *)(p + in_done);
+    z.avail_in = (uInt)take;
+    do {
+      z.next_out = (Bytef *)chunk;
+      z.avail_out = sizeof chunk;
+      rc = inflate(&z, Z_NO_FLUSH);
+      if (rc != Z_OK && rc != Z_STREAM_END) {
+        fprintf(err, "pbdiff: %s: bad gzip data at byte %zu (%s)\n", name,
+                in_done + (take - z.avail_in), z.msg ? z.msg : "corrupt");
+        inflateEnd(&z);
+        return false;
+      }
+      pbd_Buf_Append(buf, chunk, sizeof chunk - z.avail_out);
+    } while (z.avail_out == 0 && rc != Z_STREAM_END);
+    in_done += take - z.avail_in;
+    if (rc == Z_STREAM_END) {
+      if (in_done >= n) break;
+      inflateReset(&z); /* another member follows */
+      rc = Z_OK;
+    } else if (take == 0 || (z.avail_in == 0 && in_done >= n)) {
+      fprintf(err, "pbdiff: %s: gzip data cut short at byte %zu\n", name, n);
+      inflateEnd(&z);
+      return false;
+    }
+  }
+  inflateEnd(&z);
+  if (buf->oom) {
+    fprintf(err, "pbdiff: %s: out of memory decompressing\n", name);
+    return false;
+  }
+  return true;
+}
+
+static pbd_InputFormat guess_format(const char *name) {
+  if (ends_with(name, ".textproto") || ends_with(name, ".txtpb") || ends_with(name, ".pbtxt"))
+    return kPbd_InputFormat_TextProto;
+  if (ends_with(name, ".json")) return kPbd_InputFormat_Json;
+  return kPbd_InputFormat_Binary;
+}
+
+static char *make_temp(const char *suffix) {
+  const char *dir = getenv("TMPDIR");
+  if (!dir || !*dir) dir = "/tmp";
+  size_t n = strlen(dir) + 32;
+  char *path = malloc(n);
+  if (!path) return NULL;
+  snprintf(path, n, "%s/pbdiff-XXXXXX%s", dir, suffix);
+  int fd = mkstemps(path, (int)strlen(suffix));
+  if (fd < 0) {
+    free(path);
+    return NULL;
+  }
+  close(fd);
+  return path;
+}
+
+static bool write_file(const char *path, const uint8_t *p, size_t n) {
+  FILE *f = fopen(path, "wb");
+  if (!f) return false;
+  bool ok = fwrite(p, 1, n, f) == n;
+  return fclose(f) == 0 && ok;
+}
+
+static bool slurp(const char *path, pbd_Buf *out) {
+  FILE *f = fopen(path, "rb");
+  if (!f) return false;
+  char chunk[1 << 16];
+  size_t k;
+  while ((k = fread(chunk, 1, sizeof chunk, f)) > 0) pbd_Buf_Append(out, chunk, k);
+  fclose(f);
+  return !out->oom;
+}
+
+/* Text format to binary by running protoc --encode with the schema's own
+ * files.  protoc's message ("input:3:5: ...") becomes "FILE: line 3,
+ * column 5: ...". */
+static bool encode_text(const pbd_CliOptions *o, int side, const char *type, const uint8_t *p,
+                        size_t n, pbd_Buf *out, const char *name, FILE *err) {
+  char *in = make_temp(".txtpb"), *bin = make_temp(".pb"), *msgs = make_temp(".err");
+  bool ok = false;
+  const char **argv = NULL;
+  pbd_Buf sets = {0}, type_arg = {0};
+  if (!in || !bin || !msgs || !write_file(in, p, n)) {
+    fprintf(err, "pbdiff: %s: cannot write a temporary file\n", name);
+    goto done;
+  }
+  static const pbd_StrList kNone = {NULL, 0};
+  const pbd_StrList *own = side == 1 ? &o->left_schemas : side == 2 ? &o->right_schemas : &kNone;
+  const pbd_StrList *schemas = own->n ? own : &o->schemas;
+  const pbd_StrList *protos = own->n ? own : &o->protos; /* own lists mix .desc and .proto */
+  size_t cap = 8 + schemas->n + protos->n + o->includes.n;
+  argv = calloc(cap, sizeof *argv);
+  if (!argv) goto done;
+  size_t k = 0;
+  argv[k++] = "protoc";
+  pbd_Buf_Printf(&type_arg, "--encode=%s", type);
+  argv[k++] = type_arg.data;
+  bool have_sets = false;
+  for (size_t i = 0; i < schemas->n; i++) {
+    if (ends_with(schemas->v[i], ".proto")) continue;
+    pbd_Buf_AppendStr(&sets, have_sets ? ":" : "--descriptor_set_in=");
+    pbd_Buf_AppendStr(&sets, schemas->v[i]);
+    have_sets = true;
+  }
+  if (have_sets) argv[k++] = sets.data;
+  char **incs = calloc(o->includes.n + 2, sizeof *incs);
+  if (!incs) goto done;
+  size_t ni = 0;
+  bool any_proto = false;
+  for (size_t i = 0; i < protos->n; i++) any_proto |= ends_with(protos->v[i], ".proto");
+  if (any_proto) {
+    for (size_t i = 0; i < o->includes.n; i++) {
+      size_t len = strlen(o->includes.v[i]) + 3;
+      incs[ni] = malloc(len);
+      if (incs[ni]) snprintf(incs[ni], len, "-I%s", o->includes.v[i]), argv[k++] = incs[ni++];
+    }
+    argv[k++] = "-I/usr/include";
+    argv[k++] = "-I.";
+    for (size_t i = 0; i < protos->n && k + 1 < cap; i++)
+      if (ends_with(protos->v[i], ".proto")) argv[k++] = protos->v[i];
+  }
+  argv[k] = NULL;
+  pid_t pid = fork();
+  if (pid == 0) {
+    int fi = open(in, O_RDONLY), fo = open(bin, O_WRONLY | O_TRUNC), fe = open(msgs, O_WRONLY | O_TRUNC);
+    if (fi < 0 || fo < 0 || fe < 0) _exit(127);
+    dup2(fi, 0), dup2(fo, 1), dup2(fe, 2);
+    execvp("protoc", (char *const *)argv);
+    _exit(127);
+  }
+  int st = 0;
+  if (pid < 0 || waitpid(pid, &st, 0) < 0) {
+    fprintf(err, "pbdiff: %s: cannot run protoc\n", name);
+  } else if (WIFEXITED(st) && WEXITSTATUS(st) == 127) {
+    fprintf(err, "pbdiff: %s: cannot run protoc (install protobuf-compiler)\n", name);
+  } else if (!WIFEXITED(st) || WEXITSTATUS(st) != 0) {
+    pbd_Buf m = {0};
+    slurp(msgs, &m);
+    const char *text = m.data ? m.data : "";
+    unsigned line = 0, col = 0;
+    const char *colon = strstr(text, "input:");
+    char rest[600] = "";
+    if (colon && sscanf(colon, "input:%u:%u: %599[^\n]", &line, &col, rest) == 3)
+      fprintf(err, "pbdiff: %s: line %u, column %u: %s\n", name, line, col + 1, rest);
+    else
+      fprintf(err, "pbdiff: %s: not valid text format for %s: %.300s\n", name, type,
+              text[0] ? strtok(m.data, "\n") : "protoc failed");
+    pbd_Buf_Free(&m);
+  } else {
+    ok = slurp(bin, out);
+    if (!ok) fprintf(err, "pbdiff: %s: cannot read protoc's output\n", name);
+  }
+  for (size_t i = 0; i < ni; i++) free(incs[i]);
+  free(incs);
+done:
+  if (in) unlink(in);
+  if (bin) unlink(bin);
+  if (msgs) unlink(msgs);
+  free(in), free(bin), free(msgs);
+  free((void *)argv);
+  pbd_Buf_Free(&sets);
+  pbd_Buf_Free(&type_arg);
+  return ok;
+}
+
+/* Splits a delimited stream into message spans. */
+static bool split_delimited(pbd_CliInput *in, pbd_Status *s) {
+  const uint8_t *p = in->data, *end = in->data + in->size;
+  size_t cap = 0;
+  while (p < end) {
+    uint64_t len;
+    const uint8_t *q = pbd_Wire_ReadVarint(p, end, &len);
+    if (!q) {
+      pbd_Status_SetErrorAt(s, kPbd_Status_Malformed, (size_t)(p - in->data),
+                            "%s in length prefix of message %zu", pbd_Wire_VarintError(p, end),
+                            in->nmsgs);
+      return false;
+    }
+    if (len > (uint64_t)(end - q)) {
+      pbd_Status_SetErrorAt(s, kPbd_Status_Malformed, (size_t)(p - in->data),
+                            "message %zu of %llu bytes runs past the end (only %zu left)",
+                            in->nmsgs, (unsigned long long)len, (size_t)(end - q));
+      return false;
+    }
+    if (in->nmsgs == cap) {
+      cap = cap ? cap * 2 : 16;
+      size_t *nb = realloc(in->begin, sizeof *nb * cap), *ne = nb ? realloc(in->end, sizeof *ne * cap) : NULL;
+      if (nb) in->begin = nb;
+      if (!nb || !ne) {
+        pbd_Status_SetError(s, kPbd_Status_OutOfMemory, "out of memory");
+        return false;
+      }
+      in->end = ne;
+    }
+    in->begin[in->nmsgs] = (size_t)(q - in->data);
+    in->end[in->nmsgs] = (size_t)(q - in->data + len);
+    in->nmsgs++;
+    p = q + len;
+  }
+  return true;
+}
+
+bool pbd_Cli_ReadInput(const pbd_CliOptions *o, const pbd_CliSchema *schema, int side,
+                       const char *path, const char *display, pbd_InputFormat format,
+                       const pbd_TreeOptions *topts, pbd_CliInput *in, FILE *err) {
+  memset(in, 0, sizeof *in);
+  pbd_Status s;
+  pbd_Status_Clear(&s);
+  pbd_Input *raw = calloc(1, sizeof *raw);
+  pbd_Buf *owned = calloc(1, sizeof *owned);
+  in->input_ = raw;
+  in->owned_ = owned;
+  if (!raw || !owned) {
+    fprintf(err, "pbdiff: out of memory\n");
+    return false;
+  }
+  if (!pbd_Input_Open(raw, path, &s)) {
+    in->name = display ? display : pbd_Input_DisplayName(raw);
+    print_status(err, in->name, &s);
+    return false;
+  }
+  in->name = display ? display : pbd_Input_DisplayName(raw);
+  in->data = raw->data;
+  in->size = raw->size;
+  if (is_gzip(in->data, in->size)) {
+    if (!gunzip(in->data, in->size, owned, in->name, err)) return false;
+    in->data = (const uint8_t *)(owned->data ? owned->data : "");
+    in->size = owned->len;
+  }
+  if (o->skip_prefix > 0) {
+    if ((unsigned long long)o->skip_prefix > in->size) {
+      fprintf(err, "pbdiff: %s: %zu bytes, shorter than --skip-prefix %lld\n", in->name, in->size,
+              o->skip_prefix);
+      return false;
+    }
+    in->data += o->skip_prefix;
+    in->size -= (size_t)o->skip_prefix;
+  }
+  if (format == kPbd_InputFormat_Guess) format = guess_format(in->name);
+  if (format != kPbd_InputFormat_Binary) {
+    if (!schema->type) {
+      fprintf(err, "pbdiff: %s: a %s input needs a schema and --type\n", in->name,
+              format == kPbd_InputFormat_Json ? "JSON" : "text-format");
+      return false;
+    }
+    if (o->delimited) {
+      fprintf(err, "pbdiff: %s: --delimited reads binary inputs only\n", in->name);
+      return false;
+    }
+    pbd_Buf bin = {0};
+    bool ok;
+    if (format == kPbd_InputFormat_Json) {
+      ok = pbd_JsonPb_ToBinary(schema->pool, schema->type, (const char *)in->data, in->size, &bin, &s);
+      if (!ok) print_status(err, in->name, &s);
+    } else {
+      ok = encode_text(o, side, schema->type->full_name, in->data, in->size, &bin, in->name, err);
+    }
+    if (!ok) {
+      pbd_Buf_Free(&bin);
+      return false;
+    }
+    pbd_Buf_Free(owned);
+    *owned = bin;
+    in->data = (const uint8_t *)(owned->data ? owned->data : "");
+    in->size = owned->len;
+  }
+  in->arena = pbd_Arena_New();
+  if (!in->arena) {
+    fprintf(err, "pbdiff: out of memory\n");
+    return false;
+  }
+  if (o->delimited) {
+    if (!split_delimited(in, &s)) {
+      print_status(err, in->name, &s);
+      return false;
+    }
+  } else {
+    in->begin = malloc(sizeof *in->begin);
+    in->end = malloc(sizeof *in->end);
+    if (!in->begin || !in->end) {
+      fprintf(err, "pbdiff: out of memory\n");
+      return false;
+    }
+    in->begin[0] = 0;
+    in->end[0] = in->size;
+    in->nmsgs = 1;
+  }
+  in->roots = calloc(in->nmsgs ? in->nmsgs : 1, sizeof *in->roots);
+  if (!in->roots) {
+    fprintf(err, "pbdiff: out of memory\n");
+    return false;
+  }
+  for (size_t i = 0; i < in->nmsgs; i++) {
+    in->roots[i] = pbd_Tree_Parse(schema->type, in->data, in->begin[i], in->end[i], topts,
+                                  in->arena, &s);
+    if (!in->roots[i]) {
+      if (o->delimited) {
+        char seg[32];
+        snprintf(seg, sizeof seg, "[%zu]", i);
+        pbd_Status_PrependPath(&s, seg);
+      }
+      print_status(err, in->name, &s);
+      return false;
+    }
+  }
+  return true;
+}
+
+void pbd_Cli_FreeInput(pbd_CliInput *in) {
+  pbd_Arena_Free(in->arena);
+  free(in->begin);
+  free(in->end);
+  free(in->roots);
+  if (in->owned_) pbd_Buf_Free(in->owned_);
+  free(in->owned_);
+  if (in->input_) pbd_Input_Close(in->input_);
+  free(in->input_);
+  memset(in, 0, sizeof *in);
+}
+
+/* ---- Comparing a pair ------------------------------------------------------ */
+
+static int stop_at_first(void *ctx, const pbd_Edit *e) {
+  (void)e;
+  ++*(size_t *)ctx;
+  return 1; /* quiet: the first difference settles the verdict */
+}
+
+/* --explain: for each pair of messages equal in meaning whose bytes differ,
+ * the encoding choices that differ (lib/explain.h), as text lines and as
+ * the JSON value of the report's "encoding" key. */
+static bool explain(const pbd_CliInput *l, const pbd_CliInput *r, const pbd_CliSchema *ls,
+                    const pbd_CliSchema *rs, const pbd_CliOptions *o, pbd_Buf *text, pbd_Buf *json,
+                    FILE *err) {
+  pbd_ExplainOptions le = {o->tree.max_depth, ls->pool, o->tree.equivalent, o->tree.ignore_unknown};
+  pbd_ExplainOptions re = {o->tree.max_depth, rs->pool, o->tree.equivalent, o->tree.ignore_unknown};
+  pbd_Status s;
+  pbd_Status_Clear(&s);
+  size_t differing = 0;
+  pbd_Buf_AppendStr(json, "[");
+  for (size_t i = 0; i < l->nmsgs && i < r->nmsgs; i++) {
+    size_t ln = l->end[i] - l->begin[i], rn = r->end[i] - r->begin[i];
+    if (ln == rn && memcmp(l->data + l->begin[i], r->data + r->begin[i], ln) == 0) continue;
+    pbd_EncodingProfile lp, rp;
+    if (!pbd_Explain_Profile(ls->type, l->data, l->begin[i], l->end[i], &le, &lp, &s) ||
+        !pbd_Explain_Profile(rs->type, r->data, r->begin[i], r->end[i], &re, &rp, &s)) {
+      fprintf(err, "pbdiff: --explain: %s\n", s.msg);
+      return false;
+    }
+    pbd_EncodingDiff d[kPbd_Encoding_Count];
+    size_t n = pbd_Explain_Compare(&lp, &rp, d);
+    if (o->delimited) pbd_Buf_Printf(text, "[%zu] ", i);
+    pbd_Buf_AppendStr(text, "equal in meaning, but the bytes differ:\n");
+    pbd_Buf buf = {0};
+    pbd_Explain_FormatText(&buf, d, n);
+    for (const char *p = buf.data; p && *p;) { /* indent each line */
+      const char *nl = strchr(p, '\n');
+      size_t len = nl ? (size_t)(nl - p) + 1 : strlen(p);
+      pbd_Buf_AppendStr(text, "  ");
+      pbd_Buf_Append(text, p, len);
+      p += len;
+    }
+    if (n == 0) pbd_Buf_AppendStr(text, "  (in no encoding choice that --explain counts)\n");
+    pbd_Buf_Truncate(&buf, 0);
+    pbd_Explain_FormatJson(&buf, d, n);
+    if (differing++) pbd_Buf_AppendStr(json, ", ");
+    if (o->delimited) {
+      pbd_Buf_Printf(json, "{\"message\": %zu, \"encoding\": %s}", i, buf.data);
+    } else if (buf.len >= 2) { /* the array's items, without its brackets */
+      pbd_Buf_Append(json, buf.data + 1, buf.len - 2);
+    }
+    pbd_Buf_Free(&buf);
+  }
+  pbd_Buf_AppendStr(json, "]");
+  if (!differing) pbd_Buf_AppendStr(text, "identical bytes\n");
+  return !text->oom && !json->oom;
+}
+
+int pbd_Cli_ComparePair(const pbd_CliOptions *o, const char *lpath, const char *rpath,
+                        const char *lname, const char *rname, FILE *out, FILE *err) {
+  pbd_CliSchema ls, rs;
+  bool two = o->left_schemas.n || o->right_schemas.n || o->left_type || o->right_type;
+  if (!pbd_Cli_LoadSchema(o, two ? 1 : 0, &ls, err)) {
+    pbd_Cli_FreeSchema(&ls);
+    return kExitTrouble;
+  }
+  if (!pbd_Cli_LoadSchema(o, two ? 2 : 0, &rs, err)) {
+    pbd_Cli_FreeSchema(&ls);
+    pbd_Cli_FreeSchema(&rs);
+    return kExitTrouble;
+  }
+  /* RIGHT shares every element whose bytes it has in common with LEFT
+   * (only ever with the same type and options). */
+  pbd_ElementIndex *idx = pbd_ElementIndex_New();
+  pbd_TreeOptions lt = o->tree, rt = o->tree;
+  lt.hash_seed = rt.hash_seed = o->tree.hash_seed ? o->tree.hash_seed : pbd_RandomSeed();
+  lt.pool = ls.pool;
+  rt.pool = rs.pool;
+  lt.record = idx;
+  rt.reuse = idx;
+  pbd_CliInput l, r;
+  memset(&l, 0, sizeof l);
+  memset(&r, 0, sizeof r);
+  int status = kExitTrouble;
+  bool ok = idx && pbd_Cli_ReadInput(o, &ls, two ? 1 : 0, lpath, lname, o->left_format, &lt, &l, err);
+  ok = ok && pbd_Cli_ReadInput(o, &rs, two ? 2 : 0, rpath, rname, o->right_format, &rt, &r, err);
+  if (ok) {
+    pbd_ReportOptions ro = o->report;
+    pbd_Reporter *rep = o->quiet ? NULL : pbd_Reporter_New(o->format, out, &ro);
+    if (!o->quiet && !rep) {
+      fprintf(err, "pbdiff: out of memory\n");
+    } else {
+      size_t n = 0;
+      pbd_Status s;
+      pbd_Status_Clear(&s);
+      int rc = 0;
+      if (o->delimited) {
+        rc = pbd_Diff_RunStream((const pbd_Message *const *)l.roots, l.nmsgs,
+                                (const pbd_Message *const *)r.roots, r.nmsgs, &ls.diff,
+                                o->quiet ? stop_at_first : pbd_Reporter_Edit,
+                                o->quiet ? (void *)&n : (void *)rep, o->quiet ? NULL : &n, &s);
+      } else {
+        rc = pbd_Diff_Run(l.roots[0], r.roots[0], &ls.diff,
+                          o->quiet ? stop_at_first : pbd_Reporter_Edit,
+                          o->quiet ? (void *)&n : (void *)rep, o->quiet ? NULL : &n, &s);
+      }
+      if (rc < 0) {
+        fprintf(err, "pbdiff: %s\n", s.msg);
+      } else {
+        status = n ? kExitDifferent : kExitEqual;
+        if (n == 0 && rep && o->explain) {
+          pbd_Buf text = {0}, json = {0};
+          if (explain(&l, &r, &ls, &rs, o, &text, &json, err)) pbd_Reporter_Explain(rep, text.data, json.data);
+          else status = kExitTrouble;
+          pbd_Buf_Free(&text);
+          pbd_Buf_Free(&json);
+        }
+        if (rep && !pbd_Reporter_Finish(rep, n == 0)) {
+          fprintf(err, "pbdiff: cannot write the report\n");
+          status = kExitTrouble;
+        }
+      }
+      pbd_Reporter_Free(rep);
+    }
+  }
+  pbd_Cli_FreeInput(&r);
+  pbd_Cli_FreeInput(&l);
+  pbd_ElementIndex_Free(idx);
+  pbd_Cli_FreeSchema(&ls);
+  pbd_Cli_FreeSchema(&rs);
+  return status;
+}

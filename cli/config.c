@@ -1,0 +1,343 @@
+// pbdiff CLI — the .pbdiff config file: per-path schemas and options, in
+// git-config syntax.
+//
+//     [file "*.onnx"]
+//         proto = /usr/include/onnx/onnx.proto
+//         type = onnx.ModelProto
+//     [file "golden/*.pb"]
+//         schema = build/api.desc
+//         type = acme.api.Response
+//         key = acme.api.Response.items=id
+//
+// A glob without '/' matches a file's name in any directory; one with '/'
+// matches the path relative to the config file's directory (`*` stays
+// within a directory, `**` crosses them).  Of several matching sections the
+// last wins, as in .gitattributes.  Relative file names in values are
+// relative to the config file's directory.
+#include <errno.h>
+#include <fnmatch.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "cli.h"
+
+typedef struct {
+  char *glob;
+  pbd_StrList schemas, protos, includes, keys, sets, ignores;
+  char *type;
+  bool delimited, equivalent, ignore_unknown;
+  pbd_InputFormat format;
+  long long skip_prefix; /* -1: not set */
+} Section;
+
+struct pbd_Config {
+  char *dir; /* the config file's directory, absolute */
+  Section *sections;
+  size_t n;
+  /* every string the sections point to, freed together */
+  char **strings;
+  size_t nstrings;
+};
+
+static char *keep(pbd_Config *c, char *s) {
+  if (!s) return NULL;
+  char **ns = realloc(c->strings, sizeof *ns * (c->nstrings + 1));
+  if (!ns) {
+    free(s);
+    return NULL;
+  }
+  c->strings = ns;
+  c->strings[c->nstrings++] = s;
+  return s;
+}
+
+void pbd_Config_Free(pbd_Config *c) {
+  if (!c) return;
+  for (size_t i = 0; i < c->n; i++) {
+    Section *s = &c->sections[i];
+    pbd_StrList *lists[] = {&s->schemas, &s->protos, &s->includes, &s->keys, &s->sets, &s->ignores};
+    for (size_t k = 0; k < sizeof lists / sizeof *lists; k++) free((void *)lists[k]->v);
+  }
+  for (size_t i = 0; i < c->nstrings; i++) free(c->strings[i]);
+  free(c->strings);
+  free(c->sections);
+  free(c->dir);
+  free(c);
+}
+
+static bool push(pbd_StrList *l, const char *v) {
+  const char **nv = realloc((void *)l->v, sizeof *l->v * (l->n + 1));
+  if (!nv) return false;
+  nv[l->n++] = v;
+  l->v = nv;
+  return true;
+}
+
+static char *trim(char *s) {
+  while (*s == ' ' || *s == '\t') s++;
+  size_t n = strlen(s);
+  while (n && (s[n - 1] == ' ' || s[n - 1] == '\t' || s[n - 1] == '\r' || s[n - 1] == '\n')) s[--n] = '\0';
+  return s;
+}
+
+/* A value: trailing comments dropped, one pair of double quotes removed
+ * (inside quotes, \" and \\ are escapes). */
+static char *value_of(char *v) {
+  v = trim(v);
+  if (*v == '"') {
+    char *o = v, *p = v + 1;
+    while (*p && *p != '"') {
+      if (*p == '\\' && (p[1] == '"' || p[1] == '\\')) p++;
+      *o++ = *p++;
+    }
+    *o = '\0';
+    return v;
+  }
+  for (char *p = v; *p; p++)
+    if (*p == '#' || *p == ';') {
+      *p = '\0';
+      break;
+    }
+  return trim(v);
+}
+
+static char *resolve_file(const pbd_Config *c, const char *v) {
+  if (v[0] == '/') return strdup(v);
+  size_t n = strlen(c->dir) + strlen(v) + 2;
+  char *p = malloc(n);
+  if (p) snprintf(p, n, "%s/%s", c->dir, v);
+  return p;
+}
+
+static bool parse_bool(const char *v, bool *out) {
+  if (!*v || !strcmp(v, "true") || !strcmp(v, "yes") || !strcmp(v, "on") || !strcmp(v, "1")) {
+    *out = true;
+    return true;
+  }
+  if (!strcmp(v, "false") || !strcmp(v, "no") || !strcmp(v, "off") || !strcmp(v, "0")) {
+    *out = false;
+    return true;
+  }
+  return false;
+}
+
+/* One `key = value` line of a section; false with a message for a bad one. */
+static bool set_key(pbd_Config *c, Section *s, const char *key, char *value, char *why, size_t n) {
+  char *v = value_of(value);
+  if (!strcmp(key, "schema") || !strcmp(key, "proto") || !strcmp(key, "proto-path")) {
+    char *file = keep(c, resolve_file(c, v));
+    pbd_StrList *l = key[0] == 's' ? &s->schemas : !strcmp(key, "proto") ? &s->protos : &s->includes;
+    return file && push(l, file);
+  }
+  char *copy = keep(c, strdup(v));
+  if (!copy) return false;
+  if (!strcmp(key, "type")) s->type = copy;
+  else if (!strcmp(key, "key")) return push(&s->keys, copy);
+  else if (!strcmp(key, "repeated-as-set")) return push(&s->sets, copy);
+  else if (!strcmp(key, "ignore")) return push(&s->ignores, copy);
+  else if (!strcmp(key, "delimited")) return parse_bool(v, &s->delimited) || (snprintf(why, n, "%s wants true or false", key), false);
+  else if (!strcmp(key, "equivalent")) return parse_bool(v, &s->equivalent) || (snprintf(why, n, "%s wants true or false", key), false);
+  else if (!strcmp(key, "ignore-unknown")) return parse_bool(v, &s->ignore_unknown) || (snprintf(why, n, "%s wants true or false", key), false);
+  else if (!strcmp(key, "format")) {
+    if (!strcmp(v, "binary")) s->format = kPbd_InputFormat_Binary;
+    else if (!strcmp(v, "textproto")) s->format = kPbd_InputFormat_TextProto;
+    else if (!strcmp(v, "json")) s->format = kPbd_InputFormat_Json;
+    else return snprintf(why, n, "format wants binary, textproto or json"), false;
+  } else if (!strcmp(key, "skip-prefix")) {
+    char *end;
+    long long k = strtoll(v, &end, 10);
+    if (*end || end == v || k < 0) return snprintf(why, n, "skip-prefix wants a number"), false;
+    s->skip_prefix = k;
+  } else {
+    snprintf(why, n, "unknown key '%s' (known: schema, proto, proto-path, type, key, "
+                     "repeated-as-set, ignore, delimited, equivalent, ignore-unknown, format, "
+                     "skip-prefix)", key);
+    return false;
+  }
+  return true;
+}
+
+static pbd_Config *parse(const char *path, FILE *f, FILE *err) {
+  pbd_Config *c = calloc(1, sizeof *c);
+  if (!c) return NULL;
+  char abs[PATH_MAX + 32];
+  if (!realpath(path, abs)) snprintf(abs, sizeof abs, "%s", path);
+  char *slash = strrchr(abs, '/');
+  if (slash) *slash = '\0';
+  c->dir = strdup(slash ? (abs[0] ? abs : "/") : ".");
+  char line[4096];
+  unsigned lineno = 0;
+  Section *cur = NULL;
+  bool in_other = false; /* inside a section pbdiff does not know: skipped */
+  char why[300] = "";
+  while (fgets(line, sizeof line, f)) {
+    lineno++;
+    char *p = trim(line);
+    if (!*p || *p == '#' || *p == ';') continue;
+    if (*p == '[') {
+      char name[64], glob[2048];
+      if (sscanf(p, "[%63[a-z] \"%2047[^\"]\"]", name, glob) == 2 && !strcmp(name, "file")) {
+        Section *ns = realloc(c->sections, sizeof *ns * (c->n + 1));
+        if (!ns) goto oom;
+        c->sections = ns;
+        cur = &c->sections[c->n++];
+        memset(cur, 0, sizeof *cur);
+        cur->skip_prefix = -1;
+        if (!(cur->glob = keep(c, strdup(glob)))) goto oom;
+        in_other = false;
+      } else if (strchr(p, ']')) {
+        cur = NULL;
+        in_other = true;
+      } else {
+        snprintf(why, sizeof why, "bad section header");
+        goto bad;
+      }
+      continue;
+    }
+    char *eq = strchr(p, '=');
+    char key[64];
+    size_t kl = eq ? (size_t)(eq - p) : strlen(p);
+    if (kl >= sizeof key) {
+      snprintf(why, sizeof why, "key too long");
+      goto bad;
+    }
+    memcpy(key, p, kl);
+    key[kl] = '\0';
+    char *k = trim(key);
+    if (in_other) continue;
+    if (!cur) {
+      snprintf(why, sizeof why, "'%s' outside a [file \"GLOB\"] section", k);
+      goto bad;
+    }
+    char empty[1] = "";
+    if (!set_key(c, cur, k, eq ? eq + 1 : empty, why, sizeof why)) {
+      if (!why[0]) goto oom;
+      goto bad;
+    }
+  }
+  return c;
+bad:
+  fprintf(err, "pbdiff: %s: line %u: %s\n", path, lineno, why);
+  pbd_Config_Free(c);
+  return NULL;
+oom:
+  fprintf(err, "pbdiff: out of memory reading %s\n", path);
+  pbd_Config_Free(c);
+  return NULL;
+}
+
+pbd_Config *pbd_Config_Load(const char *explicit_path, FILE *err) {
+  char found[PATH_MAX + 16];
+  const char *path = explicit_path;
+  if (!path) {
+    char dir[PATH_MAX];
+    if (!getcwd(dir, sizeof dir)) {
+      pbd_Config *empty = calloc(1, sizeof *empty);
+      if (empty) empty->dir = strdup(".");
+      return empty;
+    }
+    for (;;) { /* walk up to the root */
+      snprintf(found, sizeof found, "%s/.pbdiff", strcmp(dir, "/") ? dir : "");
+      struct stat st;
+      if (stat(found, &st) == 0 && S_ISREG(st.st_mode)) {
+        path = found;
+        break;
+      }
+      char *slash = strrchr(dir, '/');
+      if (!slash || slash == dir) {
+        if (!strcmp(dir, "/")) break;
+        strcpy(dir, "/");
+        continue;
+      }
+      *slash = '\0';
+    }
+    if (!path) {
+      pbd_Config *empty = calloc(1, sizeof *empty);
+      if (empty) empty->dir = strdup(".");
+      return empty;
+    }
+  }
+  FILE *f = fopen(path, "r");
+  if (!f) {
+    fprintf(err, "pbdiff: %s: cannot open config: %s\n", path, strerror(errno));
+    return NULL;
+  }
+  pbd_Config *c = parse(path, f, err);
+  fclose(f);
+  return c;
+}
+
+/* The path as the config sees it: relative to its directory when under it. */
+static void relative_path(const pbd_Config *c, const char *path, char *out, size_t n) {
+  pbd_Buf abs = {0};
+  if (path[0] == '/') {
+    pbd_Buf_AppendStr(&abs, path);
+  } else {
+    char cwd[PATH_MAX];
+    if (!getcwd(cwd, sizeof cwd)) cwd[0] = '\0';
+    pbd_Buf_Printf(&abs, "%s/%s", cwd, path);
+  }
+  const char *a = abs.data ? abs.data : "";
+  size_t dl = c->dir ? strlen(c->dir) : 0;
+  if (c->dir && strncmp(a, c->dir, dl) == 0 && a[dl] == '/') snprintf(out, n, "%s", a + dl + 1);
+  else snprintf(out, n, "%s", path);
+  /* drop "./" pieces */
+  while (!strncmp(out, "./", 2)) memmove(out, out + 2, strlen(out + 2) + 1);
+  pbd_Buf_Free(&abs);
+}
+
+/* fnmatch with `**` for any number of directories. */
+static bool glob_match(const char *glob, const char *path) {
+  if (!strchr(glob, '/')) {
+    const char *base = strrchr(path, '/');
+    return fnmatch(glob, base ? base + 1 : path, 0) == 0;
+  }
+  const char *star = strstr(glob, "**");
+  if (!star) return fnmatch(glob, path, FNM_PATHNAME) == 0;
+  return fnmatch(glob, path, 0) == 0; /* `**`: let `*` cross directories */
+}
+
+static void take_list(pbd_StrList *dst, const pbd_StrList *from_base, const pbd_StrList *from_cfg,
+                      bool use_cfg) {
+  const pbd_StrList *src = use_cfg ? from_cfg : from_base;
+  dst->v = NULL;
+  dst->n = 0;
+  for (size_t i = 0; i < src->n; i++) push(dst, src->v[i]);
+}
+
+pbd_CliOptions pbd_Config_Apply(const pbd_Config *c, const pbd_CliOptions *base, const char *path) {
+  pbd_CliOptions o = *base;
+  const Section *s = NULL;
+  if (c && c->n && path && strcmp(path, "-") && strcmp(path, "/dev/null")) {
+    char rel[PATH_MAX];
+    relative_path(c, path, rel, sizeof rel);
+    for (size_t i = 0; i < c->n; i++)
+      if (glob_match(c->sections[i].glob, rel)) s = &c->sections[i];
+  }
+  static const Section kEmpty = {.skip_prefix = -1};
+  if (!s) s = &kEmpty;
+  /* what the command line gave wins */
+  bool cli_schema = base->schemas.n || base->protos.n;
+  take_list(&o.schemas, &base->schemas, &s->schemas, !cli_schema);
+  take_list(&o.protos, &base->protos, &s->protos, !cli_schema);
+  take_list(&o.includes, &base->includes, &s->includes, !cli_schema && !base->includes.n);
+  take_list(&o.left_schemas, &base->left_schemas, &base->left_schemas, false);
+  take_list(&o.right_schemas, &base->right_schemas, &base->right_schemas, false);
+  take_list(&o.keys, &base->keys, &s->keys, !base->keys.n);
+  take_list(&o.sets, &base->sets, &s->sets, !base->sets.n);
+  take_list(&o.ignores, &base->ignores, &s->ignores, !base->ignores.n);
+  if (!base->type && !cli_schema) o.type = s->type;
+  o.delimited |= s->delimited;
+  o.tree.equivalent |= s->equivalent;
+  o.tree.ignore_unknown |= s->ignore_unknown;
+  if (o.left_format == kPbd_InputFormat_Guess) o.left_format = s->format;
+  if (o.right_format == kPbd_InputFormat_Guess) o.right_format = s->format;
+  if (o.skip_prefix < 0) o.skip_prefix = s->skip_prefix;
+  return o;
+}
+
+void pbd_Cli_FreeApplied(pbd_CliOptions *o) { pbd_Cli_FreeOptions(o); }

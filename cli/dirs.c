@@ -1,0 +1,510 @@
+/* pbdiff -r DIR1 DIR2 — compares two directory trees file by file.
+ *
+ * Both trees are walked (regular files, and symlinks to regular files;
+ * entries named .git, symlinks to directories and other kinds of file are
+ * skipped), the files are paired by their path relative to DIR1 and DIR2,
+ * and the union of paths is handled in byte order (strcmp).  Files present
+ * on both sides are compared with the options the config gives the file
+ * under DIR1 (LEFT, as for a single comparison), by N worker threads
+ * (-j N; default: the number of online processors).  Each comparison writes
+ * its report and its errors into memory streams of its own; the main thread
+ * prints the results in path order as they become ready, so the output is
+ * the same for every N.  Workers run at most a window of files ahead of the
+ * one being printed, so memory stays bounded by the window's reports.
+ *
+ * Output (docs/ci.md):
+ *   text      `Only in DIR1/sub: name` / `Only in DIR2/sub: name` (as
+ *             diff -r), and before each report that is not empty
+ *             `--- DIR1/rel` and `+++ DIR2/rel`
+ *   --summary one line per file: `equal REL`, `differ REL`, `error REL: MSG`,
+ *             `only-left REL`, `only-right REL`
+ *   json      {"equal": B, "left_dir": D1, "right_dir": D2, "files": [
+ *               {"path": REL, "status": S[, "report": {...}][, "error": MSG]}, ...]}
+ *   junit     one JUnit document, one test case per file
+ *   -q        nothing
+ * Errors always go to standard error, in path order ("pbdiff: DIR2/x.pb:
+ * ..."); a file that cannot be compared makes the exit status 2, and the
+ * other files are still compared and reported.  Exit status: 2 if anything
+ * failed, else 1 if any file differs or is on one side only, else 0. */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "cli.h"
+#include "format.h"
+
+/* ---- walking a tree --------------------------------------------------------- */
+
+typedef struct {
+  char **v;
+  size_t n, cap;
+  bool oom;
+} PathList;
+
+static void list_add(PathList *l, char *s) {
+  if (!s) {
+    l->oom = true;
+    return;
+  }
+  if (l->n == l->cap) {
+    size_t cap = l->cap ? l->cap * 2 : 64;
+    char **nv = realloc(l->v, cap * sizeof *nv);
+    if (!nv) {
+      free(s);
+      l->oom = true;
+      return;
+    }
+    l->v = nv;
+    l->cap = cap;
+  }
+  l->v[l->n++] = s;
+}
+
+static void list_free(PathList *l) {
+  for (size_t i = 0; i < l->n; i++) free(l->v[i]);
+  free(l->v);
+  memset(l, 0, sizeof *l);
+}
+
+/* "a" + "/" + "b" (no slash added after an empty a or one ending in '/'). */
+static char *join(const char *a, const char *b) {
+  size_t na = strlen(a), nb = strlen(b);
+  bool slash = na > 0 && a[na - 1] != '/';
+  char *s = malloc(na + slash + nb + 1);
+  if (!s) return NULL;
+  memcpy(s, a, na);
+  if (slash) s[na] = '/';
+  memcpy(s + na + slash, b, nb + 1);
+  return s;
+}
+
+/* An error line on stderr, after what stdout holds so far (so that the two
+ * stay in order on a terminal). */
+static void print_err(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+static void print_err(const char *fmt, ...) {
+  fflush(stdout);
+  va_list ap;
+  va_start(ap, fmt);
+  vfprintf(stderr, fmt, ap);
+  va_end(ap);
+}
+
+/* Adds the regular files under root/rel (rel "" for root itself) to out, as
+ * paths relative to root.  Returns 0, or 1 when a subdirectory could not be
+ * read and 2 when root itself could not (the error printed). */
+static int walk(const char *root, const char *rel, PathList *out) {
+  char *dir = rel[0] ? join(root, rel) : strdup(root);
+  if (!dir) {
+    out->oom = true;
+    return 1;
+  }
+  DIR *d = opendir(dir);
+  if (!d) {
+    print_err("pbdiff: %s: cannot open directory: %s\n", dir, strerror(errno));
+    free(dir);
+    return rel[0] ? 1 : 2;
+  }
+  int rc = 0;
+  struct dirent *e;
+  while ((e = readdir(d)) != NULL && !out->oom) {
+    const char *name = e->d_name;
+    if (!strcmp(name, ".") || !strcmp(name, "..") || !strcmp(name, ".git")) continue;
+    bool is_dir = e->d_type == DT_DIR, is_reg = e->d_type == DT_REG;
+    if (!is_dir && !is_reg) { /* a symlink, or a file system without d_type */
+      struct stat st;
+      if (fstatat(dirfd(d), name, &st, AT_SYMLINK_NOFOLLOW) != 0) continue;
+      if (S_ISLNK(st.st_mode)) { /* follow it to a regular file only */
+        is_reg = fstatat(dirfd(d), name, &st, 0) == 0 && S_ISREG(st.st_mode);
+      } else {
+        is_dir = S_ISDIR(st.st_mode);
+        is_reg = S_ISREG(st.st_mode);
+      }
+    }
+    if (!is_dir && !is_reg) continue;
+    char *child = rel[0] ? join(rel, name) : strdup(name);
+    if (is_reg) {
+      list_add(out, child);
+    } else if (child) {
+      if (walk(root, child, out)) rc = 1;
+      free(child);
+    } else {
+      out->oom = true;
+    }
+  }
+  closedir(d);
+  free(dir);
+  return rc;
+}
+
+static int cmp_path(const void *a, const void *b) {
+  return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* ---- comparing in parallel ----------------------------------------------------- */
+
+typedef enum { kMode_Text, kMode_Summary, kMode_Quiet, kMode_Json, kMode_Junit } Mode;
+
+/* One file present on both sides. */
+typedef struct {
+  const char *rel;
+  char *lpath, *rpath;
+  int status;
+  char *out, *err; /* what the comparison wrote (memory streams) */
+  size_t out_len, err_len;
+  bool done;
+} Job;
+
+typedef struct {
+  const pbd_CliOptions *o;
+  const pbd_Config *cfg;
+  Mode mode;
+  Job *jobs;
+  size_t njobs;
+  size_t next;    /* the next job to take */
+  size_t printed; /* jobs printed (and freed) by the main thread */
+  size_t window;  /* workers stay below printed + window */
+  pthread_mutex_t mu;
+  pthread_cond_t done_cv, space_cv;
+} Shared;
+
+static void run_job(const Shared *sh, Job *j) {
+  FILE *out = open_memstream(&j->out, &j->out_len);
+  FILE *err = open_memstream(&j->err, &j->err_len);
+  if (!out || !err) {
+    if (out) fclose(out);
+    if (err) fclose(err);
+    j->status = kExitTrouble;
+    return;
+  }
+  pbd_CliOptions eff = pbd_Config_Apply(sh->cfg, sh->o, j->lpath);
+  switch (sh->mode) {
+    case kMode_Summary:
+    case kMode_Quiet:
+      eff.quiet = true; /* the first difference settles it */
+      break;
+    case kMode_Json:
+      eff.report.left_name = j->lpath;
+      eff.report.right_name = j->rpath;
+      break;
+    case kMode_Junit:
+      eff.report.left_name = j->lpath;
+      eff.report.right_name = j->rpath;
+      eff.report.test_name = j->rel;
+      eff.report.junit_testcase = true;
+      break;
+    case kMode_Text:
+      eff.report.left_name = eff.report.right_name = NULL; /* the header is ours */
+      break;
+  }
+  j->status = pbd_Cli_ComparePair(&eff, j->lpath, j->rpath, NULL, NULL, out, err);
+  pbd_Cli_FreeApplied(&eff);
+  bool ok = !ferror(out) && !ferror(err);
+  ok &= fclose(out) == 0;
+  ok &= fclose(err) == 0;
+  if (!ok) j->status = kExitTrouble;
+}
+
+static void *worker(void *arg) {
+  Shared *sh = arg;
+  pthread_mutex_lock(&sh->mu);
+  for (;;) {
+    while (sh->next < sh->njobs && sh->next >= sh->printed + sh->window)
+      pthread_cond_wait(&sh->space_cv, &sh->mu);
+    if (sh->next >= sh->njobs) break;
+    Job *j = &sh->jobs[sh->next++];
+    pthread_mutex_unlock(&sh->mu);
+    run_job(sh, j);
+    pthread_mutex_lock(&sh->mu);
+    j->done = true;
+    pthread_cond_broadcast(&sh->done_cv);
+  }
+  pthread_mutex_unlock(&sh->mu);
+  return NULL;
+}
+
+/* ---- output ------------------------------------------------------------------ */
+
+typedef enum { kEntry_OnlyLeft, kEntry_OnlyRight, kEntry_Both } EntryKind;
+
+typedef struct {
+  const char *rel;
+  EntryKind kind;
+} Entry;
+
+static const char *status_word(EntryKind kind, int status) {
+  if (kind == kEntry_OnlyLeft) return "only-left";
+  if (kind == kEntry_OnlyRight) return "only-right";
+  return status == kExitEqual ? "equal" : status == kExitDifferent ? "differ" : "error";
+}
+
+/* The error text of a job on one line: each line's "pbdiff: " dropped,
+ * lines joined by "; ". */
+static void error_message(const Job *j, pbd_Buf *b) {
+  const char *p = j->err ? j->err : "";
+  size_t start = b->len;
+  while (*p) {
+    const char *nl = strchr(p, '\n');
+    size_t n = nl ? (size_t)(nl - p) : strlen(p);
+    if (n >= 8 && !strncmp(p, "pbdiff: ", 8)) p += 8, n -= 8;
+    if (n) {
+      if (b->len > start) pbd_Buf_AppendStr(b, "; ");
+      pbd_Buf_Append(b, p, n);
+    }
+    p += n + (nl ? 1 : 0);
+  }
+  if (b->len == start) pbd_Buf_AppendStr(b, "cannot compare (out of memory)");
+}
+
+/* "Only in DIR/sub: name", as diff -r says it. */
+static void only_in(const char *root, const char *rel) {
+  const char *slash = strrchr(rel, '/');
+  if (slash) {
+    printf("Only in %s%s%.*s: %s\n", root, root[strlen(root) - 1] == '/' ? "" : "/",
+           (int)(slash - rel), rel, slash + 1);
+  } else {
+    printf("Only in %s: %s\n", root, rel);
+  }
+}
+
+/* DIR as the user named it, without trailing slashes ("/" stays). */
+static char *display_dir(const char *dir) {
+  size_t n = strlen(dir);
+  while (n > 1 && dir[n - 1] == '/') n--;
+  return strndup(dir, n);
+}
+
+/* One run of pbdiff -r. */
+typedef struct {
+  const pbd_CliOptions *o;
+  Mode mode;
+  char *d1, *d2;          /* DIR1 and DIR2 as shown */
+  PathList left, right;   /* relative paths, sorted */
+  Entry *entries;         /* their union, in path order */
+  size_t nentries;
+  Job *jobs;              /* the paths on both sides, in path order */
+  size_t njobs;
+  pbd_Buf doc;            /* json and junit: the document, written at the end */
+  size_t tests, failures, errors;
+  bool differ, trouble, oom;
+} DirRun;
+
+/* Walks both trees and pairs their files.  false when nothing can be
+ * compared (a top directory unreadable, or out of memory). */
+static bool collect(DirRun *r) {
+  int w1 = walk(r->d1, "", &r->left), w2 = walk(r->d2, "", &r->right);
+  if (r->left.oom || r->right.oom) return !(r->oom = true);
+  if (w1 || w2) r->trouble = true;
+  if (w1 == 2 || w2 == 2) return false; /* a top directory compares with nothing */
+  PathList *l = &r->left, *rt = &r->right;
+  if (l->n) qsort(l->v, l->n, sizeof *l->v, cmp_path);
+  if (rt->n) qsort(rt->v, rt->n, sizeof *rt->v, cmp_path);
+  r->entries = calloc(l->n + rt->n + 1, sizeof *r->entries);
+  r->jobs = calloc((l->n < rt->n ? l->n : rt->n) + 1, sizeof *r->jobs);
+  if (!r->entries || !r->jobs) return !(r->oom = true);
+  for (size_t i = 0, k = 0; i < l->n || k < rt->n;) {
+    int c = i == l->n ? 1 : k == rt->n ? -1 : strcmp(l->v[i], rt->v[k]);
+    if (c < 0) {
+      r->entries[r->nentries++] = (Entry){l->v[i++], kEntry_OnlyLeft};
+    } else if (c > 0) {
+      r->entries[r->nentries++] = (Entry){rt->v[k++], kEntry_OnlyRight};
+    } else {
+      Job *j = &r->jobs[r->njobs++];
+      j->rel = l->v[i];
+      j->lpath = join(r->d1, l->v[i]);
+      j->rpath = join(r->d2, rt->v[k]);
+      if (!j->lpath || !j->rpath) return !(r->oom = true);
+      r->entries[r->nentries++] = (Entry){l->v[i], kEntry_Both};
+      i++, k++;
+    }
+  }
+  return true;
+}
+
+/* Reports one path (j: its job, done, for a path on both sides). */
+static void report_entry(DirRun *r, const Entry *e, const Job *j) {
+  int st = j ? j->status : kExitDifferent;
+  r->tests++;
+  if (st == kExitTrouble) r->trouble = true, r->errors++;
+  else if (st == kExitDifferent) r->differ = true, r->failures++;
+  const char *word = status_word(e->kind, st);
+  pbd_Buf msg = {0};
+  if (st == kExitTrouble) error_message(j, &msg);
+  pbd_Buf *doc = &r->doc;
+  switch (r->mode) {
+    case kMode_Quiet:
+      break;
+    case kMode_Summary:
+      if (st == kExitTrouble) printf("%s %s: %s\n", word, e->rel, msg.data);
+      else printf("%s %s\n", word, e->rel);
+      break;
+    case kMode_Text:
+      if (e->kind == kEntry_OnlyLeft) {
+        only_in(r->d1, e->rel);
+      } else if (e->kind == kEntry_OnlyRight) {
+        only_in(r->d2, e->rel);
+      } else if (j->out_len && !(st == kExitEqual && !strcmp(j->out, "identical bytes\n"))) {
+        /* (--explain on a pair with the same bytes says so: nothing to show) */
+        const char *bold = r->o->report.color ? "\033[1m" : "", *off = r->o->report.color ? "\033[m" : "";
+        printf("%s--- %s%s\n%s+++ %s%s\n", bold, j->lpath, off, bold, j->rpath, off);
+        fwrite(j->out, 1, j->out_len, stdout);
+      }
+      break;
+    case kMode_Json:
+      pbd_Buf_AppendStr(doc, r->tests > 1 ? ",\n  {\"path\": " : "\n  {\"path\": ");
+      pbd_Format_JsonString(doc, e->rel, strlen(e->rel));
+      pbd_Buf_Printf(doc, ", \"status\": \"%s\"", word);
+      if (j && st != kExitTrouble && j->out_len && !r->o->summary) {
+        size_t n = j->out_len;
+        while (n && j->out[n - 1] == '\n') n--;
+        pbd_Buf_AppendStr(doc, ", \"report\": ");
+        pbd_Buf_Append(doc, j->out, n);
+      }
+      if (st == kExitTrouble) {
+        pbd_Buf_AppendStr(doc, ", \"error\": ");
+        pbd_Format_JsonString(doc, msg.data, msg.len);
+      }
+      pbd_Buf_AppendChar(doc, '}');
+      break;
+    case kMode_Junit:
+      if (e->kind != kEntry_Both) {
+        pbd_Buf_Printf(&msg, "only in %s", e->kind == kEntry_OnlyLeft ? r->d1 : r->d2);
+        pbd_Report_JunitCase(doc, e->rel, "failure", word, msg.data, NULL, 0, NULL, 0);
+      } else if (st == kExitTrouble) {
+        pbd_Report_JunitCase(doc, e->rel, "error", "error", msg.data, NULL, 0, NULL, 0);
+      } else if (j->out_len) {
+        pbd_Buf_Append(doc, j->out, j->out_len); /* the reporter's <testcase> */
+      } else { /* no report written (cannot happen): the verdict alone */
+        pbd_Report_JunitCase(doc, e->rel, st ? "failure" : NULL, st ? "differ" : NULL,
+                             st ? "differs" : NULL, NULL, 0, NULL, 0);
+      }
+      break;
+  }
+  if (msg.oom) r->oom = true;
+  pbd_Buf_Free(&msg);
+  if (j && j->err_len) {
+    fflush(stdout);
+    fwrite(j->err, 1, j->err_len, stderr);
+  } else if (st == kExitTrouble) {
+    print_err("pbdiff: %s: cannot compare (out of memory)\n", e->rel);
+  }
+}
+
+/* Compares the jobs with N threads and reports every entry in order. */
+static void compare_all(DirRun *r, const pbd_Config *cfg) {
+  long cores = sysconf(_SC_NPROCESSORS_ONLN);
+  size_t want = r->o->jobs > 0 ? (size_t)r->o->jobs : cores > 0 ? (size_t)cores : 1;
+  if (want > r->njobs) want = r->njobs;
+  Shared sh = {.o = r->o, .cfg = cfg, .mode = r->mode, .jobs = r->jobs, .njobs = r->njobs,
+               .window = want * 16 > 256 ? want * 16 : 256};
+  pthread_mutex_init(&sh.mu, NULL);
+  pthread_cond_init(&sh.done_cv, NULL);
+  pthread_cond_init(&sh.space_cv, NULL);
+  pthread_t *threads = calloc(want + 1, sizeof *threads);
+  size_t nthreads = 0;
+  while (threads && nthreads < want && pthread_create(&threads[nthreads], NULL, worker, &sh) == 0)
+    nthreads++;
+  /* (with no thread at all, the main thread compares each file itself) */
+  size_t next_job = 0;
+  for (size_t i = 0; i < r->nentries; i++) {
+    Job *j = NULL;
+    if (r->entries[i].kind == kEntry_Both) {
+      j = &r->jobs[next_job++];
+      if (nthreads == 0) {
+        run_job(&sh, j);
+      } else {
+        pthread_mutex_lock(&sh.mu);
+        while (!j->done) pthread_cond_wait(&sh.done_cv, &sh.mu);
+        pthread_mutex_unlock(&sh.mu);
+      }
+    }
+    report_entry(r, &r->entries[i], j);
+    if (j) { /* its memory is no longer needed: let the workers run further */
+      free(j->out);
+      free(j->err);
+      j->out = j->err = NULL;
+      pthread_mutex_lock(&sh.mu);
+      sh.printed++;
+      pthread_cond_broadcast(&sh.space_cv);
+      pthread_mutex_unlock(&sh.mu);
+    }
+  }
+  for (size_t t = 0; t < nthreads; t++) pthread_join(threads[t], NULL);
+  free(threads);
+  pthread_cond_destroy(&sh.done_cv);
+  pthread_cond_destroy(&sh.space_cv);
+  pthread_mutex_destroy(&sh.mu);
+}
+
+/* Writes the JSON or JUnit document around the entries collected in doc. */
+static void write_document(DirRun *r) {
+  pbd_Buf head = {0};
+  if (r->mode == kMode_Json) {
+    pbd_Buf_Printf(&head, "{\"equal\": %s, \"left_dir\": ", r->trouble || r->differ ? "false" : "true");
+    pbd_Format_JsonString(&head, r->d1, strlen(r->d1));
+    pbd_Buf_AppendStr(&head, ", \"right_dir\": ");
+    pbd_Format_JsonString(&head, r->d2, strlen(r->d2));
+    pbd_Buf_AppendStr(&head, ", \"files\": [");
+    pbd_Buf_AppendStr(&r->doc, r->nentries ? "\n]}\n" : "]}\n");
+  } else {
+    pbd_Report_JunitBegin(&head, r->tests, r->failures, r->errors);
+    pbd_Report_JunitEnd(&r->doc);
+  }
+  if (head.oom || r->doc.oom) {
+    r->oom = true;
+  } else {
+    fwrite(head.data, 1, head.len, stdout);
+    fwrite(r->doc.data, 1, r->doc.len, stdout);
+  }
+  pbd_Buf_Free(&head);
+}
+
+int pbd_Cli_CompareDirs(const pbd_CliOptions *o, const pbd_Config *cfg, const char *dir1,
+                        const char *dir2) {
+  if (o->summary && o->format == kPbd_Report_Junit && !o->quiet) {
+    fprintf(stderr, "pbdiff: --summary does not go with --format junit\n"
+                    "Try 'pbdiff --help' for more information.\n");
+    return kExitTrouble;
+  }
+  DirRun r = {.o = o};
+  r.mode = o->quiet                         ? kMode_Quiet
+           : o->format == kPbd_Report_Json  ? kMode_Json
+           : o->format == kPbd_Report_Junit ? kMode_Junit
+           : o->summary                     ? kMode_Summary
+                                            : kMode_Text;
+  r.d1 = display_dir(dir1);
+  r.d2 = display_dir(dir2);
+  if (!r.d1 || !r.d2) r.oom = true;
+  else if (collect(&r)) {
+    compare_all(&r, cfg);
+    if (!r.oom && (r.mode == kMode_Json || r.mode == kMode_Junit)) write_document(&r);
+  }
+  if (r.oom) {
+    print_err("pbdiff: out of memory\n");
+    r.trouble = true;
+  }
+  for (size_t i = 0; i < r.njobs; i++) {
+    free(r.jobs[i].lpath);
+    free(r.jobs[i].rpath);
+    free(r.jobs[i].out);
+    free(r.jobs[i].err);
+  }
+  free(r.jobs);
+  free(r.entries);
+  list_free(&r.left);
+  list_free(&r.right);
+  pbd_Buf_Free(&r.doc);
+  free(r.d1);
+  free(r.d2);
+  if (fflush(stdout) != 0 || ferror(stdout)) {
+    fprintf(stderr, "pbdiff: cannot write to standard output\n");
+    r.trouble = true;
+  }
+  return r.trouble ? kExitTrouble : r.differ ? kExitDifferent : kExitEqual;
+}
