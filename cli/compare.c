@@ -337,7 +337,7 @@ static bool encode_text(const pbd_CliOptions *o, int side, const char *type, con
   const pbd_StrList *own = side == 1 ? &o->left_schemas : side == 2 ? &o->right_schemas : &kNone;
   const pbd_StrList *schemas = own->n ? own : &o->schemas;
   const pbd_StrList *protos = own->n ? own : &o->protos; /* own lists mix .desc and .proto */
-  size_t cap = 8 + schemas->n + protos->n + o->includes.n;
+  size_t cap = 8 + schemas->n + 2 * protos->n + o->includes.n;
   argv = calloc(cap, sizeof *argv);
   if (!argv) goto done;
   size_t k = 0;
@@ -352,7 +352,7 @@ static bool encode_text(const pbd_CliOptions *o, int side, const char *type, con
     have_sets = true;
   }
   if (have_sets) argv[k++] = sets.data;
-  char **incs = calloc(o->includes.n + 2, sizeof *incs);
+  char **incs = calloc(o->includes.n + protos->n + 2, sizeof *incs);
   if (!incs) goto done;
   size_t ni = 0;
   bool any_proto = false;
@@ -363,8 +363,17 @@ static bool encode_text(const pbd_CliOptions *o, int side, const char *type, con
       incs[ni] = malloc(len);
       if (incs[ni]) snprintf(incs[ni], len, "-I%s", o->includes.v[i]), argv[k++] = incs[ni++];
     }
+    /* each .proto's own directory, so that protoc finds it as it is named */
+    for (size_t i = 0; i < protos->n; i++) {
+      if (!ends_with(protos->v[i], ".proto")) continue;
+      const char *slash = strrchr(protos->v[i], '/');
+      size_t dl = slash ? (size_t)(slash - protos->v[i]) : 1;
+      incs[ni] = malloc(dl + 3);
+      if (!incs[ni]) continue;
+      snprintf(incs[ni], dl + 3, "-I%.*s", (int)dl, slash ? protos->v[i] : ".");
+      argv[k++] = incs[ni++];
+    }
     argv[k++] = "-I/usr/include";
-    argv[k++] = "-I.";
     for (size_t i = 0; i < protos->n && k + 1 < cap; i++)
       if (ends_with(protos->v[i], ".proto")) argv[k++] = protos->v[i];
   }
@@ -390,7 +399,7 @@ static bool encode_text(const pbd_CliOptions *o, int side, const char *type, con
     const char *colon = strstr(text, "input:");
     char rest[600] = "";
     if (colon && sscanf(colon, "input:%u:%u: %599[^\n]", &line, &col, rest) == 3)
-      fprintf(err, "pbdiff: %s: line %u, column %u: %s\n", name, line, col + 1, rest);
+      fprintf(err, "pbdiff: %s: line %u, column %u: %s\n", name, line, col, rest);
     else
       fprintf(err, "pbdiff: %s: not valid text format for %s: %.300s\n", name, type,
               text[0] ? strtok(m.data, "\n") : "protoc failed");

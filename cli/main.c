@@ -14,14 +14,17 @@ static int compare_command(int argc, char **argv) {
   int first = pbd_Cli_ParseOptions(argc, argv, kPbd_Cmd_Compare, &o);
   o.tree.hash_seed = pbd_RandomSeed(); /* crafted collisions cannot pass a CI gate */
   int nargs = argc - first;
-  if (nargs != 2 && nargs != 7) {
+  /* git's external-diff forms: 7 operands, 9 for a rename or copy, and 1
+   * (the path alone) for an unmerged path */
+  bool git = !o.recursive && (nargs == 7 || nargs == 9 || (nargs == 1 && getenv("GIT_DIFF_PATH_COUNTER")));
+  if (nargs != 2 && !git) {
     fprintf(stderr, "pbdiff: %s\nTry 'pbdiff --help' for more information.\n",
             nargs < 2 ? "missing operand: need LEFT and RIGHT" : "too many operands: need LEFT and RIGHT");
     pbd_Cli_FreeOptions(&o);
     return kExitTrouble;
   }
   pbd_Config *cfg = NULL;
-  if (nargs == 7 && !o.recursive) { /* git diff driver: PATH OLD HEX MODE NEW HEX MODE */
+  if (git) { /* git diff driver: PATH OLD HEX MODE NEW HEX MODE [NEW-PATH MESSAGE] */
     cfg = pbd_Config_Load(o.config, stderr);
     int status = cfg ? pbd_Cli_GitDriver(&o, cfg, argv + first) : kExitTrouble;
     pbd_Config_Free(cfg);

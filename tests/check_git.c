@@ -10,7 +10,6 @@
  * so that no user or system git config takes part, and with the shell
  * variables
  *   $P  pbdiff under test   $R  the source root   $B  the run's directory
- *   $SELF  this test binary, which is also a git driver (--git-driver)
  * $B holds v1.pb, v2.pb, v2r.pb (v2 in other bytes: its parts in the other
  * order) and bad.pb (a truncated string). */
 #include <check.h>
@@ -29,7 +28,6 @@
 static char g_base[64];        /* per run: payloads, HOME, one directory per test */
 static char g_bin[PATH_MAX];   /* absolute path of pbdiff */
 static char g_root[PATH_MAX];  /* absolute source root */
-static char g_self[PATH_MAX];  /* this binary */
 static char t_dir[128];        /* per test; the repository is t_dir/r */
 static char g_hex[4][8];       /* short blob ids of v1, v2, v2r, bad */
 
@@ -56,9 +54,9 @@ static const Run *sh_in(const char *dir, const char *fmt, va_list ap) {
                "unset GIT_DIR GIT_WORK_TREE GIT_INDEX_FILE GIT_EXTERNAL_DIFF GIT_PAGER_IN_USE "
                "GIT_EXTERNAL_DIFF_TRUST_EXIT_CODE NO_COLOR GIT_CONFIG_PARAMETERS; "
                "export HOME='%s' XDG_CONFIG_HOME='%s/.config' GIT_CONFIG_NOSYSTEM=1 "
-               "GIT_PAGER=cat PAGER=cat TERM=dumb LC_ALL=C P='%s' R='%s' B='%s' SELF='%s' && "
+               "GIT_PAGER=cat PAGER=cat TERM=dumb LC_ALL=C P='%s' R='%s' B='%s' && "
                "cd '%s' && %s",
-               g_base, g_base, g_bin, g_root, g_base, g_self, dir, user);
+               g_base, g_base, g_bin, g_root, g_base, dir, user);
   ck_assert(n >= 0 && (size_t)n < sizeof cmd);
   run_free();
   g_last.rc = tu_run(cmd, &g_last.out, &g_last.err);
@@ -511,30 +509,9 @@ START_TEST(driver_quoted_paths) {
 }
 END_TEST
 
-/* This binary as a git driver (`$SELF --git-driver ...`), as cli/main.c
- * runs pbd_Cli_GitDriver, but also with git's nine arguments for a rename
- * or copy (PATH ... NEW-MODE NEW-PATH XFRM) and its one for an unmerged
- * path (PATH). */
-static int self_driver(int argc, char **argv) {
-  pbd_CliOptions o;
-  int first = pbd_Cli_ParseOptions(argc, argv, kPbd_Cmd_Compare, &o);
-  int status = kExitTrouble;
-  if (argc - first == 1 || argc - first == 7 || argc - first == 9) {
-    pbd_Config *cfg = pbd_Config_Load(o.config, stderr);
-    if (cfg) status = pbd_Cli_GitDriver(&o, cfg, argv + first);
-    pbd_Config_Free(cfg);
-  } else {
-    fprintf(stderr, "self driver: %d operands\n", argc - first);
-  }
-  pbd_Cli_FreeOptions(&o);
-  pbd_Cli_ClearSchemaCache();
-  fflush(stdout);
-  return status;
-}
-
 START_TEST(driver_rename) {
   make_driver_repo();
-  OK(sh("git config diff.pbdiff.command \"'$SELF' --git-driver\""));
+  OK(sh("git config diff.pbdiff.command \"'$P'\""));
   /* a rename: git's similarity and rename lines; the same bytes, no diff */
   EXPECT(sh("git mv c.pb d.pb && git diff --cached"), 0,
          "diff --pbdiff a/c.pb b/d.pb\n"
@@ -556,7 +533,7 @@ END_TEST
 
 START_TEST(driver_unmerged) {
   make_driver_repo();
-  OK(sh("git config diff.pbdiff.command \"'$SELF' --git-driver\""));
+  OK(sh("git config diff.pbdiff.command \"'$P'\""));
   OK(sh("git checkout -qb side HEAD~1 && cp \"$B/v2r.pb\" c.pb && git commit -qam side && "
         "git checkout -q - && ! git merge -q side >/dev/null 2>&1"));
   /* git passes the path alone */
@@ -799,9 +776,7 @@ static Suite *suite(void) {
   return s;
 }
 
-int main(int argc, char **argv) {
-  if (argc > 1 && !strcmp(argv[1], "--git-driver")) return self_driver(argc - 1, argv + 1);
-  if (!realpath(argv[0], g_self)) snprintf(g_self, sizeof g_self, "%s", argv[0]);
+int main(void) {
   SRunner *r = srunner_create(suite());
   srunner_run_all(r, CK_NORMAL);
   int failed = srunner_ntests_failed(r);
