@@ -396,13 +396,14 @@ static bool encode_text(const pbd_CliOptions *o, int side, const char *type, con
     slurp(msgs, &m);
     const char *text = m.data ? m.data : "";
     unsigned line = 0, col = 0;
+    char *save = NULL;
     const char *colon = strstr(text, "input:");
     char rest[600] = "";
     if (colon && sscanf(colon, "input:%u:%u: %599[^\n]", &line, &col, rest) == 3)
       fprintf(err, "pbdiff: %s: line %u, column %u: %s\n", name, line, col, rest);
     else
       fprintf(err, "pbdiff: %s: not valid text format for %s: %.300s\n", name, type,
-              text[0] ? strtok(m.data, "\n") : "protoc failed");
+              text[0] ? strtok_r(m.data, "\n", &save) : "protoc failed");
     pbd_Buf_Free(&m);
   } else {
     ok = slurp(bin, out);

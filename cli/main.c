@@ -49,6 +49,7 @@ static int compare_command(int argc, char **argv) {
   int status = kExitTrouble;
   if (cfg) {
     /* the config matches LEFT's path (RIGHT's when LEFT is standard input) */
+    o.report.test_name = rpath; /* --format junit: the test case is named after RIGHT */
     pbd_CliOptions eff = pbd_Config_Apply(cfg, &o, strcmp(lpath, "-") ? lpath : rpath);
     status = pbd_Cli_ComparePair(&eff, lpath, rpath, NULL, NULL, stdout, stderr);
     pbd_Cli_FreeApplied(&eff);

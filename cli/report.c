@@ -520,10 +520,7 @@ void pbd_Report_JunitEnd(pbd_Buf *b) { pbd_Buf_AppendStr(b, "  </testsuite>\n</t
 static bool junit_finish(pbd_Reporter *r, bool equal) {
   if (fflush(r->out) != 0 || ferror(r->out)) r->failed = true;
   if (r->failed) return false;
-  const char *name = r->o.test_name ? r->o.test_name
-                     : r->o.right_name ? r->o.right_name
-                     : r->o.test_name_slot && *r->o.test_name_slot ? *r->o.test_name_slot
-                                                                  : "pbdiff";
+  const char *name = r->o.test_name ? r->o.test_name : r->o.right_name ? r->o.right_name : "pbdiff";
   pbd_Buf b = {0};
   char message[64];
   snprintf(message, sizeof message, "%zu difference%s", r->total, r->total == 1 ? "" : "s");

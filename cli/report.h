@@ -74,8 +74,7 @@
  * - The failure body is the text report exactly as --format text writes it
  *   without colour (---/+++ lines, max_diffs, ...), XML-escaped; message
  *   counts every difference (`1 difference`, `N differences`).
- * - The name is test_name, else right_name, else what *test_name_slot
- *   holds when the report ends, else "pbdiff".
+ * - The name is test_name, else right_name, else "pbdiff".
  * - junit_testcase: only the <testcase> element (indented, ended by a
  *   newline) is written; pbdiff -r puts one per file into one document. */
 #ifndef PBD_CLI_REPORT_H_
@@ -99,10 +98,6 @@ typedef struct {
                              copied */
   /* JUnit only: */
   const char *test_name;        /* the test case's name (copied); NULL: see above */
-  char *const *test_name_slot;  /* read when the report ends: --format junit
-                                   points it at argv[argc - 1], where option
-                                   parsing leaves RIGHT (getopt_long moves the
-                                   operands to the end of argv) */
   bool junit_testcase;          /* write the <testcase> element only */
 } pbd_ReportOptions;
 
