@@ -772,23 +772,23 @@ static int diff_message(Walk *w, const pbd_Message *l, const pbd_Message *r) {
   return rc;
 }
 
-int pbd_Diff_Run(const pbd_Message *left, const pbd_Message *right, const pbd_DiffOptions *opts,
-                 pbd_EditFunc *fn, void *ctx, size_t *n_edits, pbd_Status *s) {
+static void walk_begin(Walk *w, const pbd_DiffOptions *opts, pbd_EditFunc *fn, void *ctx) {
   static const pbd_DiffOptions kDefaults = {0};
-  Walk w;
-  memset(&w, 0, sizeof w);
-  w.o = opts ? opts : &kDefaults;
-  w.fn = fn;
-  w.ctx = ctx;
-  w.fuzzy = w.o->float_margin > 0 || w.o->float_fraction > 0 || w.o->ignore_count > 0 ||
-            w.o->partial;
-  if (w.o->path_prefix) pbd_Buf_AppendStr(&w.path, w.o->path_prefix);
-  pbd_Buf_AppendStr(&w.path, ""); /* path.data is never NULL from here */
-  w.prefix_len = w.path.len;
-  int rc = diff_message(&w, left, right);
-  bool oom = w.path.oom || w.oom;
-  pbd_Buf_Free(&w.path);
-  if (n_edits) *n_edits = w.n;
+  memset(w, 0, sizeof *w);
+  w->o = opts ? opts : &kDefaults;
+  w->fn = fn;
+  w->ctx = ctx;
+  w->fuzzy = w->o->float_margin > 0 || w->o->float_fraction > 0 || w->o->ignore_count > 0 ||
+             w->o->partial;
+  if (w->o->path_prefix) pbd_Buf_AppendStr(&w->path, w->o->path_prefix);
+  pbd_Buf_AppendStr(&w->path, ""); /* path.data is never NULL from here */
+  w->prefix_len = w->path.len;
+}
+
+static int walk_end(Walk *w, int rc, size_t *n_edits, pbd_Status *s) {
+  bool oom = w->path.oom || w->oom;
+  pbd_Buf_Free(&w->path);
+  if (n_edits) *n_edits = w->n;
   if (oom) {
     pbd_Status_SetError(s, kPbd_Status_OutOfMemory, "out of memory");
     return -1;
@@ -796,10 +796,16 @@ int pbd_Diff_Run(const pbd_Message *left, const pbd_Message *right, const pbd_Di
   return rc;
 }
 
+int pbd_Diff_Run(const pbd_Message *left, const pbd_Message *right, const pbd_DiffOptions *opts,
+                 pbd_EditFunc *fn, void *ctx, size_t *n_edits, pbd_Status *s) {
+  Walk w;
+  walk_begin(&w, opts, fn, ctx);
+  return walk_end(&w, diff_message(&w, left, right), n_edits, s);
+}
+
 int pbd_Diff_RunStream(const pbd_Message *const *left, size_t nleft,
                       const pbd_Message *const *right, size_t nright, const pbd_DiffOptions *opts,
                       pbd_EditFunc *fn, void *ctx, size_t *n_edits, pbd_Status *s) {
-  static const pbd_DiffOptions kDefaults = {0};
   /* The stream is walked as one repeated message field with an empty name,
    * so that messages are aligned like the elements of any repeated field
    * and paths read [3].name, or [3] for a whole message. */
@@ -815,23 +821,8 @@ int pbd_Diff_RunStream(const pbd_Message *const *left, size_t nleft,
   pbd_Field r = {.kind = kPbd_Value_Message, .def = &kStream, .count = (uint32_t)nright,
                  .v.msgs = (pbd_Message **)right};
   Walk w;
-  memset(&w, 0, sizeof w);
-  w.o = opts ? opts : &kDefaults;
-  w.fn = fn;
-  w.ctx = ctx;
-  w.fuzzy = w.o->float_margin > 0 || w.o->float_fraction > 0 || w.o->ignore_count > 0 ||
-            w.o->partial;
-  pbd_Buf_AppendStr(&w.path, "");
-  int rc = nleft && nright ? diff_sequence(&w, &l, &r)
-                           : diff_gap(&w, &l, 0, (uint32_t)nleft, &r, 0, (uint32_t)nright);
-  bool oom = w.path.oom || w.oom;
-  pbd_Buf_Free(&w.path);
-  if (n_edits) *n_edits = w.n;
-  if (oom) {
-    pbd_Status_SetError(s, kPbd_Status_OutOfMemory, "out of memory");
-    return -1;
-  }
-  return rc;
+  walk_begin(&w, opts, fn, ctx);
+  return walk_end(&w, diff_sequence(&w, &l, &r), n_edits, s);
 }
 
 /* ---- Rules from text ------------------------------------------------------- */

@@ -153,24 +153,6 @@ static bool value_canonical(pbd_FieldType t, uint64_t raw) {
   }
 }
 
-/* As lib/tree.c: a raw value in the tree's canonical 64-bit slot. */
-static uint64_t decode_scalar(pbd_FieldType t, uint64_t raw) {
-  switch (t) {
-    case kPbd_Type_Int32: case kPbd_Type_Enum: case kPbd_Type_SFixed32:
-      return (uint64_t)(int64_t)(int32_t)(uint32_t)raw;
-    case kPbd_Type_UInt32: case kPbd_Type_Fixed32: case kPbd_Type_Float:
-      return (uint32_t)raw;
-    case kPbd_Type_SInt32:
-      return (uint64_t)(int64_t)pbd_Wire_ZigZagDecode32((uint32_t)raw);
-    case kPbd_Type_SInt64:
-      return (uint64_t)pbd_Wire_ZigZagDecode64(raw);
-    case kPbd_Type_Bool:
-      return raw != 0;
-    default:
-      return raw;
-  }
-}
-
 /* -0.0 and NaNs: equal to other bits (rule 10). */
 static void check_float(Ctx *c, pbd_FieldType t, uint64_t bits, const uint8_t *at, uint64_t site) {
   bool special;
@@ -545,7 +527,7 @@ static int scan_known(Ctx *c, Msg *m, const pbd_FieldDef *fd, int wt, const uint
     return kKnown;
   }
   singular_occurrence(c, m, fd, off(c, p), site, false);
-  uint64_t v = decode_scalar(fd->type, f.value), d = fd->default_value.u;
+  uint64_t v = pbd_FieldType_DecodeScalar(fd->type, f.value), d = fd->default_value.u;
   bool is_default = false;
   if (implicit) {
     is_default = v == d; /* by bits: -0.0 is not a default (rule 10) */

@@ -82,9 +82,7 @@ static pbd_ValueKind kind_of_type(pbd_FieldType t) {
 static bool kind_is_scalar(pbd_ValueKind k) { return k >= kPbd_Value_Int && k <= kPbd_Value_Double; }
 static bool kind_is_str(pbd_ValueKind k) { return k == kPbd_Value_String || k == kPbd_Value_Bytes; }
 
-/* Rule 8: a raw varint or fixed value read as the schema type reads it, in
- * the tree's canonical 64-bit slot. */
-static uint64_t decode_scalar(pbd_FieldType t, uint64_t raw) {
+uint64_t pbd_FieldType_DecodeScalar(pbd_FieldType t, uint64_t raw) {
   switch (t) {
     case kPbd_Type_Int32: case kPbd_Type_Enum: case kPbd_Type_SFixed32:
       return (uint64_t)(int64_t)(int32_t)(uint32_t)raw;
@@ -434,7 +432,7 @@ static bool add_scalar(Ctx *c, pbd_Message *m, const pbd_FieldDef *fd, uint64_t 
   }
   FieldBuild *s = slot_for_value(c, m->builder_, fd);
   if (!s) return false;
-  s->f.v.scalars[s->f.count++] = decode_scalar(fd->type, raw);
+  s->f.v.scalars[s->f.count++] = pbd_FieldType_DecodeScalar(fd->type, raw);
   return true;
 }
 
@@ -491,7 +489,7 @@ static bool add_packed(Ctx *c, pbd_Message *m, const pbd_FieldDef *fd, const pbd
       if (!add_scalar(c, m, fd, raw)) return false; /* goes to unknown fields */
       continue;
     }
-    s->f.v.scalars[s->f.count++] = decode_scalar(fd->type, raw);
+    s->f.v.scalars[s->f.count++] = pbd_FieldType_DecodeScalar(fd->type, raw);
   }
   return true;
 }

@@ -148,6 +148,12 @@ pbd_Message *pbd_Tree_Parse(const pbd_MessageDef *type, const uint8_t *buf, size
                             size_t end, const pbd_TreeOptions *opts, pbd_Arena *arena,
                             pbd_Status *s);
 
+/* Rule 8: a raw varint or fixed value read as the schema type reads it, in
+ * the tree's canonical 64-bit slot (int32/enum/sfixed32 sign-extended from
+ * the low 32 bits, uint32/fixed32/float the low 32 bits, sint zigzag-decoded,
+ * bool 0 or 1, the rest as is). */
+uint64_t pbd_FieldType_DecodeScalar(pbd_FieldType t, uint64_t raw);
+
 /* The i-th value of a field as a pbd_Value. */
 pbd_Value pbd_Field_Value(const pbd_Field *f, uint32_t i);
 
