@@ -233,6 +233,7 @@ typedef struct {
   const pbd_MessageDef *type;
   int depth;
   pbd_Message *m;
+  size_t pos;              /* position in the list */
 } IndexEntry;
 
 /* Recording appends elements to a list (cheap, sequential); the hash table
@@ -247,7 +248,20 @@ struct pbd_ElementIndex {
   IndexEntry root;         /* the whole first input, always kept */
   pbd_TreeOptions opts;    /* the options it was recorded with */
   bool have_opts;
+  size_t cursor;           /* where in `list` the next lookup probably hits */
+  size_t misses;           /* lookups in a row the cursor missed */
 };
+
+/* A second input is read in the same order as the first, so the element
+ * after the last one found is usually the next one asked for: the lookup
+ * tries the few entries around the cursor before hashing (a hit then costs
+ * one memcmp).  The window covers small elements recorded between two
+ * large ones, and elements swapped nearby. */
+enum { kCursorWindow = 8 };
+/* A changed element misses the cursor once; only a run of misses (the
+ * inputs out of step: elements inserted, removed or reordered) pays for
+ * hashing every recorded element into a table. */
+enum { kMissesBeforeTable = 16 };
 
 pbd_ElementIndex *pbd_ElementIndex_New(void) { return calloc(1, sizeof(pbd_ElementIndex)); }
 
@@ -273,7 +287,7 @@ static void index_add(Ctx *c, const uint8_t *p, size_t n, int depth, pbd_Message
     idx->opts.record = NULL;
     idx->have_opts = true;
   }
-  IndexEntry e = {0, p, n, m->def, depth, m};
+  IndexEntry e = {0, p, n, m->def, depth, m, idx->count};
   /* Roots go to the list too: the messages of a delimited stream. */
   if (depth == 0 && !idx->root.data) idx->root = e;
   if (n < kIndexMinBytes || idx->failed) return;
@@ -327,12 +341,25 @@ static pbd_Message *index_find(const Ctx *c, const uint8_t *p, size_t n,
   if (!idx || !idx->have_opts || !same_tree_options(&idx->opts, c->o)) return NULL;
   if (depth == 0 && entry_matches(&idx->root, p, n, type, depth)) return idx->root.m;
   if (n < kIndexMinBytes) return NULL;
+  size_t from = idx->cursor > kCursorWindow ? idx->cursor - kCursorWindow : 0;
+  for (size_t k = from; k < idx->count && k < idx->cursor + kCursorWindow; k++) {
+    if (entry_matches(&idx->list[k], p, n, type, depth)) {
+      idx->cursor = k + 1;
+      idx->misses = 0;
+      return idx->list[k].m;
+    }
+  }
+  if (!idx->built && ++idx->misses < kMissesBeforeTable) return NULL;
   if (!idx->built) index_build(idx);
   if (!idx->slots) return NULL;
   uint64_t key = element_key(p, n, type, depth);
   for (size_t j = key & idx->mask; idx->slots[j].key; j = (j + 1) & idx->mask) {
     const IndexEntry *e = &idx->slots[j];
-    if (e->key == key && entry_matches(e, p, n, type, depth)) return e->m;
+    if (e->key == key && entry_matches(e, p, n, type, depth)) {
+      idx->cursor = e->pos + 1;
+      idx->misses = 0;
+      return e->m;
+    }
   }
   return NULL;
 }

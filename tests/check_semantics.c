@@ -667,6 +667,30 @@ START_TEST(shared_elements) {
   ck_assert_ptr_ne(rm->fields[0].v.msgs[1], lm->fields[0].v.msgs[1]);
   ck_assert_ptr_eq(rm->fields[0].v.msgs[2], lm->fields[0].v.msgs[0]);
   free(rb);
+  /* far out of step (40 elements reversed): after a run of misses the
+   * lookup hashes every recorded element, and finds them all */
+  pbd_Buf big_l = {0}, big_r = {0};
+  char *els[40];
+  for (int i = 0; i < 40; i++) els[i] = inner_elem('r', (char)('A' + i), i);
+  for (int i = 0; i < 40; i++) pbd_Buf_Printf(&big_l, "%s ", els[i]);
+  for (int i = 39; i >= 0; i--) pbd_Buf_Printf(&big_r, "%s ", els[i]);
+  size_t bln, brn;
+  uint8_t *blb = tu_hex(big_l.data, &bln), *brb = tu_hex(big_r.data, &brn);
+  pbd_ElementIndex *idx2 = pbd_ElementIndex_New();
+  pbd_TreeOptions lo2 = opts_default(), ro2 = opts_default();
+  lo2.record = idx2;
+  ro2.reuse = idx2;
+  pbd_Message *bl = pbd_Tree_Parse(M, blb, 0, bln, &lo2, a, &s);
+  pbd_Message *br = pbd_Tree_Parse(M, brb, 0, brn, &ro2, a, &s);
+  ck_assert(bl && br);
+  int shared = 0;
+  for (int i = 0; i < 40; i++) shared += br->fields[0].v.msgs[i] == bl->fields[0].v.msgs[39 - i];
+  ck_assert_int_ge(shared, 40 - 16); /* all but the misses before the table */
+  ck_assert_ptr_eq(br->fields[0].v.msgs[39], bl->fields[0].v.msgs[0]);
+  for (int i = 0; i < 40; i++) free(els[i]);
+  free(blb), free(brb);
+  pbd_Buf_Free(&big_l), pbd_Buf_Free(&big_r);
+  pbd_ElementIndex_Free(idx2);
   pbd_Arena_Free(a);
   pbd_ElementIndex_Free(idx);
   free(lb), free(A), free(B), free(C), free(B2), free(CA);
