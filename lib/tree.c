@@ -122,7 +122,7 @@ static size_t utf8_invalid_at(const uint8_t *s, size_t n) {
 
 /* ---- Builders ------------------------------------------------------------- */
 
-static pbd_Message *new_message(Ctx *c, const pbd_MessageDef *def, size_t offset) {
+static pbd_Message *new_message(Ctx *c, const pbd_MessageDef *def) {
   pbd_Message *m = pbd_Arena_Calloc(c->a, sizeof *m);
   Builder *b = pbd_Arena_Calloc(c->scratch, sizeof *b);
   if (!m || !b) return NULL;
@@ -131,7 +131,6 @@ static pbd_Message *new_message(Ctx *c, const pbd_MessageDef *def, size_t offset
     if (!b->slot_of) return NULL;
   }
   m->def = def;
-  m->offset = offset;
   m->builder_ = b;
   m->building_ = true;
   return m;
@@ -377,7 +376,7 @@ static pbd_Message *try_parse_unknown_message(Ctx *c, const uint8_t *p, size_t n
   if (n == 0 || depth >= c->max_depth) return NULL;
   pbd_ArenaMark mark = pbd_Arena_Mark(c->a), smark = pbd_Arena_Mark(c->scratch);
   pbd_Status saved = *c->s;
-  pbd_Message *m = new_message(c, NULL, off(c, p));
+  pbd_Message *m = new_message(c, NULL);
   bool ok = m && parse_fields(c, m, p, p + n, depth + 1) && finish_message(c, m, depth + 1);
   pbd_Arena_Reset(c->scratch, smark);
   if (ok) return m;
@@ -417,7 +416,7 @@ static bool record_unknown(Ctx *c, pbd_Message *m, const pbd_WireField *f, int d
       break;
     case kPbd_WireType_StartGroup: {
       if (depth + 1 > c->max_depth) goto too_deep;
-      pbd_Message *g = new_message(c, NULL, off(c, f->data));
+      pbd_Message *g = new_message(c, NULL);
       if (!g) return oom(c);
       if (!parse_fields(c, g, f->data, f->data + f->size, depth + 1) ||
           !finish_message(c, g, depth + 1)) {
@@ -583,7 +582,7 @@ static bool add_message(Ctx *c, pbd_Message *m, const pbd_FieldDef *fd, const pb
    * merge into it later), so it is finished at once and its builders, taken
    * from scratch after this mark, are released. */
   pbd_ArenaMark smark = pbd_Arena_Mark(c->scratch);
-  child = new_message(c, fd->message_type, off(c, p));
+  child = new_message(c, fd->message_type);
   if (!child) return oom(c);
   if (!fd->is_repeated) s->f.count = 0;
   index = s->f.count;
@@ -773,7 +772,7 @@ static bool resolve_any(Ctx *c, pbd_Message *m, int depth) {
   /* A payload that does not parse stays bytes and is compared as bytes. */
   pbd_ArenaMark mark = pbd_Arena_Mark(c->a), smark = pbd_Arena_Mark(c->scratch);
   pbd_Status saved = *c->s;
-  pbd_Message *p = new_message(c, type, bytes.size ? off(c, (const uint8_t *)bytes.data) : 0);
+  pbd_Message *p = new_message(c, type);
   bool ok = p && parse_fields(c, p, (const uint8_t *)bytes.data,
                               (const uint8_t *)bytes.data + bytes.size, depth + 1) &&
             finish_message(c, p, depth + 1);
@@ -1027,7 +1026,7 @@ pbd_Message *pbd_Tree_Parse(const pbd_MessageDef *type, const uint8_t *buf, size
   pbd_Message *same = index_find(&c, buf + begin, end - begin, type, 0);
   if (same) return same;
   c.scratch = pbd_Arena_New();
-  pbd_Message *m = c.scratch ? new_message(&c, type, begin) : NULL;
+  pbd_Message *m = c.scratch ? new_message(&c, type) : NULL;
   bool ok = m != NULL || oom(&c);
   ok = ok && parse_fields(&c, m, buf + begin, buf + end, 0) && finish_message(&c, m, 0);
   pbd_Arena_Free(c.scratch);

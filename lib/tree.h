@@ -98,9 +98,6 @@ struct pbd_Message {
   uint32_t field_count;
   bool building_;              /* internal: true until the message is finished */
   pbd_Hash128 hash;            /* canonical content hash (see pbd_Tree_Parse) */
-  size_t offset;               /* input byte offset where the message began (in the
-                                  input it was first parsed from, see
-                                  pbd_ElementIndex) */
   union {
     /* For google.protobuf.Any whose type is in the schema: the payload read
      * as that type (its URL is pbd_Message_AnyTypeUrl).  NULL when not an
