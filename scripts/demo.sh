@@ -10,6 +10,8 @@ run cmp "$D/left.pb" "$D/same.pb"
 run "$PBDIFF" --proto "$D/demo.proto" -t demo.Config "$D/left.pb" "$D/same.pb"
 run "$PBDIFF" --explain --proto "$D/demo.proto" -t demo.Config "$D/left.pb" "$D/same.pb"
 
+run "$PBDIFF" hash --proto "$D/demo.proto" -t demo.Config "$D/left.pb" "$D/same.pb" "$D/right.pb"
+
 echo
 echo "== Three real changes, hidden among encoding changes =="
 run "$PBDIFF" --proto "$D/demo.proto" -t demo.Config "$D/left.pb" "$D/right.pb"
