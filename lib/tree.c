@@ -49,6 +49,7 @@ typedef struct {
   pbd_Status *s;
   int max_depth;
   bool schemaless;
+  const pbd_MessageDef *any;  /* google.protobuf.Any in the pool, or NULL */
 } Ctx;
 
 static size_t off(const Ctx *c, const uint8_t *p) { return (size_t)(p - c->buf); }
@@ -59,6 +60,21 @@ static bool oom(Ctx *c) {
 }
 
 /* ---- Value kinds ------------------------------------------------------- */
+
+/* pbd_FieldType_WireType as a table: it is asked for every field read. */
+static const uint8_t kWireTypeOf[19] = {
+    [kPbd_Type_Double] = kPbd_WireType_Fixed64,   [kPbd_Type_Float] = kPbd_WireType_Fixed32,
+    [kPbd_Type_Int64] = kPbd_WireType_Varint,     [kPbd_Type_UInt64] = kPbd_WireType_Varint,
+    [kPbd_Type_Int32] = kPbd_WireType_Varint,     [kPbd_Type_Fixed64] = kPbd_WireType_Fixed64,
+    [kPbd_Type_Fixed32] = kPbd_WireType_Fixed32,  [kPbd_Type_Bool] = kPbd_WireType_Varint,
+    [kPbd_Type_String] = kPbd_WireType_Delimited, [kPbd_Type_Group] = kPbd_WireType_StartGroup,
+    [kPbd_Type_Message] = kPbd_WireType_Delimited, [kPbd_Type_Bytes] = kPbd_WireType_Delimited,
+    [kPbd_Type_UInt32] = kPbd_WireType_Varint,    [kPbd_Type_Enum] = kPbd_WireType_Varint,
+    [kPbd_Type_SFixed32] = kPbd_WireType_Fixed32, [kPbd_Type_SFixed64] = kPbd_WireType_Fixed64,
+    [kPbd_Type_SInt32] = kPbd_WireType_Varint,    [kPbd_Type_SInt64] = kPbd_WireType_Varint,
+};
+
+static int wire_type_of(pbd_FieldType t) { return (unsigned)t < 19 ? kWireTypeOf[t] : -1; }
 
 static pbd_ValueKind kind_of_type(pbd_FieldType t) {
   switch (t) {
@@ -465,7 +481,7 @@ static bool add_scalar(Ctx *c, pbd_Message *m, const pbd_FieldDef *fd, uint64_t 
 /* Rule 4: a packed run of scalars, decoded into the field's array. */
 static bool add_packed(Ctx *c, pbd_Message *m, const pbd_FieldDef *fd, const pbd_WireField *f) {
   const uint8_t *p = f->data, *end = f->data + f->size;
-  int wt = pbd_FieldType_WireType(fd->type);
+  int wt = wire_type_of(fd->type);
   size_t width = wt == kPbd_WireType_Fixed32 ? 4 : wt == kPbd_WireType_Fixed64 ? 8 : 0;
   uint64_t n = 0;
   if (width) {
@@ -632,7 +648,7 @@ static bool add_field(Ctx *c, pbd_Message *m, const pbd_WireField *f, int depth)
   const pbd_FieldDef *fd =
       m->def ? pbd_MessageDef_FindFieldByNumber(m->def, f->number) : NULL;
   if (!fd) return record_unknown(c, m, f, depth);
-  int want = pbd_FieldType_WireType(fd->type);
+  int want = wire_type_of(fd->type);
   if (f->wire_type == want) {
     switch (fd->type) {
       case kPbd_Type_String:
@@ -753,7 +769,7 @@ static int compare_field_index(const void *a, const void *b) {
 
 /* Rule 11: an Any whose type is in the schema carries its payload parsed. */
 static bool resolve_any(Ctx *c, pbd_Message *m, int depth) {
-  if (!c->o->pool || !m->def || strcmp(m->def->full_name, "google.protobuf.Any") != 0)
+  if (!c->any || m->def != c->any)
     return true;
   const pbd_Field *url = pbd_Message_FindField(m, 1), *val = pbd_Message_FindField(m, 2);
   if (!url || !url->def || url->kind != kPbd_Value_String) return true;
@@ -892,8 +908,8 @@ static uint64_t hash_bits(const Ctx *c, pbd_ValueKind k, uint64_t u) {
 }
 
 typedef struct {
-  uint8_t *p;     /* NULL while only measuring */
-  size_t n;
+  uint8_t *p;     /* where the record goes (cap bytes) */
+  size_t n, cap;  /* n counts on past cap: the size a second try needs */
   uint64_t seed;
   bool oom;
 } Record;
@@ -909,7 +925,7 @@ static uint64_t to_le64(uint64_t v) { return v; }
 #endif
 
 static void rec_bytes(Record *r, const void *d, size_t n) {
-  if (r->p && n) memcpy(r->p + r->n, d, n);
+  if (n && r->n + n <= r->cap) memcpy(r->p + r->n, d, n);
   r->n += n;
 }
 
@@ -919,12 +935,12 @@ static void rec_u64(Record *r, uint64_t v) {
 }
 
 static void rec_digest(Record *r, const void *d, size_t n) {
-  if (r->p) {
+  if (r->n + 16 <= r->cap) {
     XXH128_hash_t h = XXH3_128bits_withSeed(d, n, r->seed);
     rec_u64(r, h.low64);
     rec_u64(r, h.high64);
   } else {
-    r->n += 16;
+    r->n += 16; /* past the end: only counted */
   }
 }
 
@@ -965,8 +981,8 @@ static void rec_field(const Ctx *c, Record *r, const pbd_Field *f) {
         rec_u64(r, canon ? hash_bits(c, f->kind, f->v.scalars[i]) : f->v.scalars[i]);
     } else if (!canon && !kBigEndian) {
       rec_digest(r, f->v.scalars, sizeof(uint64_t) * f->count);
-    } else if (!r->p) {
-      r->n += 16; /* measuring */
+    } else if (r->n + 16 > r->cap) {
+      r->n += 16; /* past the end: only counted */
     } else {
       /* the digest of the canonical little-endian values, as for any array */
       pbd_ArenaMark mark = pbd_Arena_Mark(c->scratch);
@@ -999,14 +1015,20 @@ static void rec_message(const Ctx *c, Record *r, const pbd_Message *m) {
 }
 
 static bool hash_message(Ctx *c, pbd_Message *m) {
-  Record r = {NULL, 0, c->o->hash_seed, false};
-  rec_message(c, &r, m); /* measure */
+  /* Most records fit the stack buffer and take one pass; a bigger one is
+   * measured by the first pass and written by a second. */
   uint8_t small[512];
-  pbd_ArenaMark mark = pbd_Arena_Mark(c->scratch);
-  r.p = r.n <= sizeof small ? small : pbd_Arena_Malloc(c->scratch, r.n);
-  if (!r.p) return oom(c);
-  r.n = 0;
+  Record r = {small, 0, sizeof small, c->o->hash_seed, false};
   rec_message(c, &r, m);
+  pbd_ArenaMark mark = pbd_Arena_Mark(c->scratch);
+  if (r.n > r.cap) {
+    size_t need = r.n;
+    r.p = pbd_Arena_Malloc(c->scratch, need);
+    if (!r.p) return oom(c);
+    r.n = 0;
+    r.cap = need;
+    rec_message(c, &r, m);
+  }
   XXH128_hash_t h = XXH3_128bits_withSeed(r.p, r.n, c->o->hash_seed);
   pbd_Arena_Reset(c->scratch, mark);
   if (r.oom) return oom(c);
@@ -1021,7 +1043,8 @@ pbd_Message *pbd_Tree_Parse(const pbd_MessageDef *type, const uint8_t *buf, size
                             size_t end, const pbd_TreeOptions *opts, pbd_Arena *arena,
                             pbd_Status *s) {
   Ctx c = {buf, opts, arena, NULL, s,
-           opts->max_depth > 0 ? opts->max_depth : kPbd_DefaultMaxDepth, type == NULL};
+           opts->max_depth > 0 ? opts->max_depth : kPbd_DefaultMaxDepth, type == NULL,
+           opts->pool ? pbd_DefPool_FindMessageByName(opts->pool, "google.protobuf.Any") : NULL};
   /* The same bytes as a whole input parsed before: share its tree. */
   pbd_Message *same = index_find(&c, buf + begin, end - begin, type, 0);
   if (same) return same;
