@@ -297,24 +297,7 @@ static bool try_scan(Ctx *c, const pbd_MessageDef *type, const uint8_t *p, size_
 }
 
 static void prepend_path(Ctx *c, const pbd_FieldDef *fd, uint32_t number, uint32_t index) {
-  char seg[32];
-  if (!c->s) return;
-  if (!fd) {
-    snprintf(seg, sizeof seg, "%u", number);
-    pbd_Status_PrependPath(c->s, seg);
-    return;
-  }
-  if (fd->is_repeated && !fd->is_map) {
-    snprintf(seg, sizeof seg, "[%u]", index);
-    pbd_Status_PrependPath(c->s, seg);
-  }
-  if (fd->is_extension) {
-    char ext[512];
-    snprintf(ext, sizeof ext, "[%s]", fd->full_name);
-    pbd_Status_PrependPath(c->s, ext);
-  } else {
-    pbd_Status_PrependPath(c->s, fd->name);
-  }
+  pbd_FieldDef_PrependPath(fd, number, index, c->s);
 }
 
 static bool too_deep(Ctx *c, const uint8_t *p) {

@@ -823,6 +823,19 @@ static const int64_t kTimestampMin = -62135596800; /* 0001-01-01T00:00:00Z */
 static const int64_t kTimestampMax = 253402300799; /* 9999-12-31T23:59:59Z */
 static const int64_t kDurationMax = 315576000000;  /* 10000 years */
 
+/* Timestamp and Duration: seconds (1) and nanos (2), zeros left out as
+ * proto3 leaves them out. */
+static void put_seconds_nanos(Ctx *c, int64_t secs, int32_t nanos) {
+  if (secs) {
+    put_tag(c->out, 1, kPbd_WireType_Varint);
+    put_varint(c->out, (uint64_t)secs);
+  }
+  if (nanos) {
+    put_tag(c->out, 2, kPbd_WireType_Varint);
+    put_varint(c->out, (uint64_t)(int64_t)nanos);
+  }
+}
+
 /* RFC 3339: 1972-01-01T10:00:20.021Z or ...+01:00; 0 to 9 fraction digits. */
 static bool timestamp_value(Ctx *c, const JVal *v) {
   if (!expect_string(c, v, "google.protobuf.Timestamp")) return false;
@@ -875,14 +888,7 @@ static bool timestamp_value(Ctx *c, const JVal *v) {
                   "timestamp %s is out of range (0001-01-01T00:00:00Z to "
                   "9999-12-31T23:59:59.999999999Z)",
                   quote(c, s, n));
-    if (secs) {
-      put_tag(c->out, 1, kPbd_WireType_Varint);
-      put_varint(c->out, (uint64_t)secs);
-    }
-    if (nanos) {
-      put_tag(c->out, 2, kPbd_WireType_Varint);
-      put_varint(c->out, (uint64_t)(int64_t)nanos);
-    }
+    put_seconds_nanos(c, secs, nanos);
     return true;
   }
 bad:
@@ -923,14 +929,7 @@ static bool duration_value(Ctx *c, const JVal *v) {
     secs = -secs;
     nanos = -nanos;
   }
-  if (secs) {
-    put_tag(c->out, 1, kPbd_WireType_Varint);
-    put_varint(c->out, (uint64_t)secs);
-  }
-  if (nanos) {
-    put_tag(c->out, 2, kPbd_WireType_Varint);
-    put_varint(c->out, (uint64_t)(int64_t)nanos);
-  }
+  put_seconds_nanos(c, secs, nanos);
   return true;
 bad:
   return fail(c, kPbd_Status_Malformed, v->off,

@@ -1418,3 +1418,25 @@ bool pbd_DefPool_AddProtoFiles(pbd_DefPool *pool, const char *const *protos, siz
   pbd_Arena_Free(a);
   return ok;
 }
+
+void pbd_FieldDef_PrependPath(const pbd_FieldDef *fd, uint32_t number, uint32_t index,
+                              pbd_Status *s) {
+  char seg[32];
+  if (!s) return;
+  if (!fd) {
+    snprintf(seg, sizeof seg, "%u", number);
+    pbd_Status_PrependPath(s, seg);
+    return;
+  }
+  if (fd->is_repeated && !fd->is_map) {
+    snprintf(seg, sizeof seg, "[%u]", index);
+    pbd_Status_PrependPath(s, seg);
+  }
+  if (fd->is_extension) {
+    char ext[512];
+    snprintf(ext, sizeof ext, "[%s]", fd->full_name);
+    pbd_Status_PrependPath(s, ext);
+  } else {
+    pbd_Status_PrependPath(s, fd->name);
+  }
+}

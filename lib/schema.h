@@ -196,6 +196,12 @@ const pbd_FieldDef *pbd_MessageDef_FindFieldByName(const pbd_MessageDef *m, cons
 
 const pbd_EnumValueDef *pbd_EnumDef_FindValueByNumber(const pbd_EnumDef *e, int32_t number);
 
+/* Prepends the path segment of a field to an error's path as it unwinds:
+ * `name`, `name[index]` for a repeated field (not a map), `[full.name]` for
+ * an extension, or the number when fd is NULL (an unknown field). */
+void pbd_FieldDef_PrependPath(const pbd_FieldDef *fd, uint32_t number, uint32_t index,
+                              pbd_Status *s);
+
 /* The wire type a field of this type is written with when not packed
  * (Varint, Fixed64, Fixed32, Delimited, or StartGroup for groups). */
 int pbd_FieldType_WireType(pbd_FieldType t);

@@ -436,9 +436,7 @@ static bool record_unknown(Ctx *c, pbd_Message *m, const pbd_WireField *f, int d
       if (!g) return oom(c);
       if (!parse_fields(c, g, f->data, f->data + f->size, depth + 1) ||
           !finish_message(c, g, depth + 1)) {
-        char seg[16];
-        snprintf(seg, sizeof seg, "%u", f->number);
-        pbd_Status_PrependPath(c->s, seg);
+        pbd_FieldDef_PrependPath(NULL, f->number, 0, c->s);
         return false;
       }
       v.kind = kPbd_Value_Group;
@@ -537,18 +535,7 @@ static bool add_packed(Ctx *c, pbd_Message *m, const pbd_FieldDef *fd, const pbd
 }
 
 static void prepend_field_path(Ctx *c, const pbd_FieldDef *fd, uint32_t index) {
-  char seg[32];
-  if (fd->is_repeated && !fd->is_map) {
-    snprintf(seg, sizeof seg, "[%u]", index);
-    pbd_Status_PrependPath(c->s, seg);
-  }
-  if (fd->is_extension) {
-    char ext[512];
-    snprintf(ext, sizeof ext, "[%s]", fd->full_name);
-    pbd_Status_PrependPath(c->s, ext);
-  } else {
-    pbd_Status_PrependPath(c->s, fd->name);
-  }
+  pbd_FieldDef_PrependPath(fd, fd->number, index, c->s);
 }
 
 /* A map entry whose value is a closed enum value the schema does not know:
