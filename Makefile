@@ -85,8 +85,15 @@ build-fuzz/fuzz_compare: fuzz/fuzz_compare.c $(LIB_SRC) $(wildcard lib/*.h)
 	@mkdir -p build-fuzz
 	clang -std=c11 -g -O1 -Ilib -D_POSIX_C_SOURCE=200809L -D_DEFAULT_SOURCE \
 	  -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all -o $@ fuzz/fuzz_compare.c $(LIB_SRC) -lxxhash -lm
-fuzz: build-fuzz/fuzz_compare build-fuzz/fuzz.desc
-	@mkdir -p build-fuzz/corpus
+build-fuzz/fuzz_jsonpb: fuzz/fuzz_jsonpb.c $(LIB_SRC) $(wildcard lib/*.h)
+	@mkdir -p build-fuzz
+	clang -std=c11 -g -O1 -Ilib -D_POSIX_C_SOURCE=200809L -D_DEFAULT_SOURCE \
+	  -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all -o $@ fuzz/fuzz_jsonpb.c $(LIB_SRC) -lxxhash -lm
+# Both harnesses, FUZZ_SECONDS each.
+fuzz: build-fuzz/fuzz_compare build-fuzz/fuzz_jsonpb build-fuzz/fuzz.desc
+	@mkdir -p build-fuzz/corpus build-fuzz/corpus-json
 	PBDIFF_FUZZ_DESC=build-fuzz/fuzz.desc build-fuzz/fuzz_compare -max_total_time=$(FUZZ_SECONDS) \
 	  -max_len=4096 build-fuzz/corpus fuzz/seeds
+	PBDIFF_FUZZ_DESC=build-fuzz/fuzz.desc build-fuzz/fuzz_jsonpb -max_total_time=$(FUZZ_SECONDS) \
+	  -max_len=4096 build-fuzz/corpus-json fuzz/seeds-json
 .PHONY: fuzz
