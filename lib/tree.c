@@ -1059,6 +1059,9 @@ bool pbd_Value_FloatEqual(pbd_ValueKind k, uint64_t a, uint64_t b) {
 }
 
 int pbd_Value_CompareKeys(const pbd_Value *a, const pbd_Value *b) {
+  /* keys of two kinds (a map key retyped between schema versions) order by
+   * kind, never by reading one as the other */
+  if (a->kind != b->kind) return (a->kind > b->kind) - (a->kind < b->kind);
   if (a->kind == kPbd_Value_String || a->kind == kPbd_Value_Bytes) {
     size_t n = a->s.size < b->s.size ? a->s.size : b->s.size;
     int r = n ? memcmp(a->s.data, b->s.data, n) : 0;

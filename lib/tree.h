@@ -162,7 +162,7 @@ pbd_Value pbd_FieldDef_DefaultValue(const pbd_FieldDef *f);
  * as `==`, except that all NaNs are equal. */
 bool pbd_Value_FloatEqual(pbd_ValueKind k, uint64_t a, uint64_t b);
 /* The order of map keys (<0, 0, >0): integers by value, bools false before
- * true, strings bytewise.  Both keys are of one kind. */
+ * true, strings bytewise; keys of different kinds by kind. */
 int pbd_Value_CompareKeys(const pbd_Value *a, const pbd_Value *b);
 /* A map entry's key (1) or value (2); the default when the entry leaves it
  * out (an empty message, m == NULL, for a message value). */

@@ -190,6 +190,12 @@ START_TEST(schema_versions) {
   snprintf(cmd, sizeof cmd, "$P --left-schema $R/testdata/inputs/v1.proto --left-type ver.Rec "
                             "--right-schema $R/testdata/inputs/v2.proto --right-type ver.Rec v2same.pb v2same.pb");
   free(run(cmd, 0, ""));
+  /* a map key retyped: entries of two key kinds, never read as each other */
+  put_hex("mk1.pb", "0a 05 0a 01 61 10 01");
+  put_hex("mk2.pb", "0a 04 08 07 10 01");
+  free(run("$P --left-schema $R/testdata/inputs/mapkey_v1.proto --right-schema "
+           "$R/testdata/inputs/mapkey_v2.proto -t mk.M mk1.pb mk2.pb",
+           1, "m[7]: added 1\nm[\"a\"]: removed 1\n"));
   /* the same bytes read by both versions: the retyped field shows */
   snprintf(cmd, sizeof cmd, "$P %s v1.pb v1.pb", S);
   free(run(cmd, 1, "size: 3 -> 0\n3[0]: added 3\n"));
