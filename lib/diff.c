@@ -704,9 +704,15 @@ static int field_only(Walk *w, const pbd_Field *f, bool in_left) {
   return in_left ? emit(w, kind, &v, NULL) : emit(w, kind, NULL, &v);
 }
 
+static bool is_singular(const pbd_Field *f) { return f->def && !f->def->is_repeated; }
+static bool is_map(const pbd_Field *f) { return f->def && f->def->is_map; }
+
 static int diff_field(Walk *w, const pbd_Field *l, const pbd_Field *r) {
-  if (l->def && l->def->is_map) return diff_map(w, l, r);
-  if (l->def && !l->def->is_repeated) {
+  /* The two sides' defs differ only across schema versions; then the
+   * field is walked as what both sides agree it is, and as a sequence
+   * otherwise, so that no value of either side goes unseen. */
+  if (is_map(l) && is_map(r)) return diff_map(w, l, r);
+  if (is_singular(l) && is_singular(r)) {
     pbd_Value a = pbd_Field_Value(l, 0), b = pbd_Field_Value(r, 0);
     return diff_values(w, &a, &b);
   }

@@ -196,6 +196,13 @@ START_TEST(schema_versions) {
   free(run("$P --left-schema $R/testdata/inputs/mapkey_v1.proto --right-schema "
            "$R/testdata/inputs/mapkey_v2.proto -t mk.M mk1.pb mk2.pb",
            1, "m[7]: added 1\nm[\"a\"]: removed 1\n"));
+  /* a field made repeated: every value of the repeated side is seen */
+  put_hex("rp1.pb", "08 05");
+  put_hex("rp2.pb", "08 05 08 06");
+  free(run("$P --left-schema $R/testdata/inputs/rep_v1.proto --right-schema "
+           "$R/testdata/inputs/rep_v2.proto -t rp.M rp1.pb rp2.pb", 1, "a[1]: added 6\n"));
+  free(run("$P --left-schema $R/testdata/inputs/rep_v2.proto --right-schema "
+           "$R/testdata/inputs/rep_v1.proto -t rp.M rp2.pb rp1.pb", 1, "a[1]: removed 6\n"));
   /* the same bytes read by both versions: the retyped field shows */
   snprintf(cmd, sizeof cmd, "$P %s v1.pb v1.pb", S);
   free(run(cmd, 1, "size: 3 -> 0\n3[0]: added 3\n"));
