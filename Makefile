@@ -40,7 +40,7 @@ $(BUILD)/libpbdiff.a: $(LIB_OBJ)
 $(BUILD)/pbdiff: $(CLI_OBJ) $(BUILD)/libpbdiff.a
 	$(CC) $(CFLAGS_BASE) $(CFLAGS) -o $@ $(CLI_OBJ) $(BUILD)/libpbdiff.a $(LDLIBS_BASE)
 
-$(BUILD)/tests/testutil.o: tests/testutil.c tests/testutil.h
+$(BUILD)/tests/testutil.o: tests/testutil.c tests/testutil.h $(wildcard lib/*.h)
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS_BASE) $(PKG_CFLAGS) $(CFLAGS) -c $< -o $@
 

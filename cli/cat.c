@@ -30,6 +30,7 @@
 #include <inttypes.h>
 #include <math.h>
 #include <stdio.h>
+#include <unistd.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -232,6 +233,7 @@ int pbd_Cli_Cat(int argc, char **argv) {
   if (pbd_Cli_LoadSchema(&so, 0, &schema, stderr)) {
     pbd_TreeOptions topts = eff.tree;
     topts.hash_seed = 0; /* fixed: the output must not depend on the run */
+    topts.parallel = sysconf(_SC_NPROCESSORS_ONLN) > 1; /* same tree, sooner */
     topts.pool = schema.pool;
     topts.record = topts.reuse = NULL;
     if (pbd_Cli_ReadInput(&eff, &schema, 0, path, NULL, eff.left_format, &topts, &in, stderr)) {

@@ -652,6 +652,8 @@ int pbd_Cli_ComparePair(const pbd_CliOptions *o, const char *lpath, const char *
    * (only ever with the same type and options). */
   pbd_ElementIndex *idx = pbd_ElementIndex_New();
   pbd_TreeOptions lt = o->tree, rt = o->tree;
+  /* a large LEFT is parsed on two threads (RIGHT mostly shares LEFT's) */
+  lt.parallel = !o->recursive && sysconf(_SC_NPROCESSORS_ONLN) > 1;
   lt.hash_seed = rt.hash_seed = o->tree.hash_seed ? o->tree.hash_seed : pbd_RandomSeed();
   lt.pool = ls.pool;
   rt.pool = rs.pool;

@@ -14,6 +14,7 @@
  * no fingerprint; the others are still hashed, and the exit status is 2. */
 #include <inttypes.h>
 #include <stdio.h>
+#include <unistd.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -32,6 +33,7 @@ static bool hash_input(const pbd_CliOptions *eff, const char *path) {
   if (pbd_Cli_LoadSchema(&so, 0, &schema, stderr)) {
     pbd_TreeOptions topts = eff->tree;
     topts.hash_seed = 0; /* the scheme's fixed seed (docs/hash.md) */
+    topts.parallel = sysconf(_SC_NPROCESSORS_ONLN) > 1; /* same tree, sooner */
     topts.pool = schema.pool;
     topts.record = topts.reuse = NULL;
     ok = pbd_Cli_ReadInput(eff, &schema, 0, path, NULL, eff->left_format, &topts, &in, stderr);

@@ -148,3 +148,21 @@ void pbd_Arena_Reset(pbd_Arena *a, pbd_ArenaMark m) {
   }
   if (a->head) a->head->used = m.used;
 }
+
+void pbd_Arena_Fuse(pbd_Arena *a, pbd_Arena *other) {
+  if (!other) return;
+  Block *b = other->head;
+  if (b) { /* other's chain goes behind a's newest block, which stays current */
+    Block *last = b;
+    while (last->prev) last = last->prev;
+    if (a->head) {
+      last->prev = a->head->prev;
+      a->head->prev = b;
+    } else {
+      a->head = b;
+    }
+  }
+  a->reserved += other->reserved;
+  free_block(other->spare);
+  free(other);
+}

@@ -37,6 +37,11 @@ char *pbd_Arena_Strndup(pbd_Arena *a, const char *s, size_t n);
 /* Total bytes reserved from the system (for benchmarks). */
 size_t pbd_Arena_BytesReserved(const pbd_Arena *a);
 
+/* Moves everything allocated from `other` into `a` (it is then freed with
+ * `a`) and frees `other` itself.  Marks of `a` taken before must not be
+ * reset to afterwards. */
+void pbd_Arena_Fuse(pbd_Arena *a, pbd_Arena *other);
+
 pbd_ArenaMark pbd_Arena_Mark(const pbd_Arena *a);
 void pbd_Arena_Reset(pbd_Arena *a, pbd_ArenaMark m);
 

@@ -13,6 +13,8 @@
 #include "tree.h"
 
 #include <math.h>
+#include <pthread.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -50,6 +52,7 @@ typedef struct {
   int max_depth;
   bool schemaless;
   const pbd_MessageDef *any;  /* google.protobuf.Any in the pool, or NULL */
+  struct Parallel *par;       /* elements parsed by a second thread, or NULL */
 } Ctx;
 
 static size_t off(const Ctx *c, const uint8_t *p) { return (size_t)(p - c->buf); }
@@ -384,6 +387,199 @@ static pbd_Message *index_find(const Ctx *c, const uint8_t *p, size_t n,
 static bool parse_fields(Ctx *c, pbd_Message *m, const uint8_t *p, const uint8_t *end, int depth);
 static void prepend_field_path(Ctx *c, const pbd_FieldDef *fd, uint32_t index);
 static bool finish_message(Ctx *c, pbd_Message *m, int depth);
+static pbd_Message *new_message(Ctx *c, const pbd_MessageDef *def);
+
+/* ---- Elements parsed on a second thread ------------------------------------ */
+
+/* Big inputs usually keep most of their bytes in one repeated message field
+ * (an ONNX graph's nodes or initializers).  Its elements are independent:
+ * nothing merges into a finished element.  So a quick scan of the wire finds
+ * that field, and a worker thread parses the second half of its elements
+ * into its own arena while this thread parses everything else; when this
+ * thread reaches an element the worker has, it takes the worker's tree.  The
+ * result is the same tree (and the same first error) as a serial parse. */
+enum {
+  kParallelMinBytes = 4 << 20, /* below this a thread costs more than it saves */
+  kParallelMinElements = 256,
+  kParallelMaxLevels = 8,      /* how deep the scan looks for the field */
+};
+
+typedef struct {
+  const uint8_t *data;
+  size_t size;
+  pbd_Message *m; /* the worker's tree, NULL until parsed */
+} Span;
+
+typedef struct Parallel {
+  const pbd_FieldDef *field; /* the repeated field */
+  int depth;                 /* the elements' depth */
+  Span *spans;
+  size_t n, first;           /* the worker parses spans[first, n) */
+  size_t next;               /* the span this thread expects next */
+  size_t failed_at;          /* the worker's failing element (n: none) */
+  Ctx wc;                    /* the worker's context: own arenas and status */
+  pbd_TreeOptions wopts;
+  pbd_Status ws;
+  pthread_t thread;
+  bool started, joined;
+  atomic_bool stop;          /* this thread failed: the worker may stop */
+} Parallel;
+
+/* The repeated field to split, found by following the field with the most
+ * bytes from the root down.  false when the input has none big enough (or
+ * the scan meets malformed bytes, which the parse itself will report). */
+static bool plan_parallel(const Ctx *c, const pbd_MessageDef *def, const uint8_t *p,
+                          const uint8_t *end, Parallel *par) {
+  pbd_Status ignored;
+  pbd_Status_Clear(&ignored);
+  for (int depth = 0; def && depth < kParallelMaxLevels && depth + 1 < c->max_depth; depth++) {
+    /* one pass: the bytes, count and last occurrence of each message field */
+    size_t nf = def->field_count ? def->field_count : 1;
+    size_t *bytes = calloc(nf, sizeof *bytes), *count = calloc(nf, sizeof *count);
+    const uint8_t **last = calloc(nf, sizeof *last);
+    size_t *last_size = calloc(nf, sizeof *last_size);
+    bool ok = bytes && count && last && last_size;
+    for (const uint8_t *q = p; ok && q < end;) {
+      pbd_WireField f;
+      const uint8_t *r = pbd_Wire_ReadField(q, end, c->buf, c->max_depth, &f, &ignored);
+      if (!r || f.wire_type == kPbd_WireType_EndGroup) {
+        ok = false;
+        break;
+      }
+      const pbd_FieldDef *fd = pbd_MessageDef_FindFieldByNumber(def, f.number);
+      if (fd && fd->type == kPbd_Type_Message && !fd->is_map &&
+          f.wire_type == kPbd_WireType_Delimited) {
+        bytes[fd->index] += f.size;
+        count[fd->index]++;
+        last[fd->index] = f.data;
+        last_size[fd->index] = f.size;
+      }
+      q = r;
+    }
+    const pbd_FieldDef *best = NULL;
+    size_t bi = 0;
+    for (uint32_t i = 0; ok && i < def->field_count; i++)
+      if (bytes[i] > (best ? bytes[bi] : 0)) best = def->fields[i], bi = i;
+    size_t best_bytes = best ? bytes[bi] : 0, best_count = best ? count[bi] : 0;
+    const uint8_t *only = best && count[bi] == 1 ? last[bi] : NULL;
+    size_t only_size = best ? last_size[bi] : 0;
+    free(bytes), free(count), free(last), free(last_size);
+    if (!ok || !best || best_bytes < kParallelMinBytes) return false;
+    if (best->is_repeated) {
+      if (best_count < kParallelMinElements) return false;
+      par->spans = malloc(sizeof *par->spans * best_count);
+      if (!par->spans) return false;
+      for (const uint8_t *q = p; q < end;) { /* read cleanly just above */
+        pbd_WireField f;
+        q = pbd_Wire_ReadField(q, end, c->buf, c->max_depth, &f, &ignored);
+        if (f.number == best->number && f.wire_type == kPbd_WireType_Delimited)
+          par->spans[par->n++] = (Span){f.data, f.size, NULL};
+      }
+      /* the worker takes the second half of the bytes */
+      size_t half = 0, k = 0;
+      while (k < par->n && half < best_bytes / 2) half += par->spans[k++].size;
+      par->first = k;
+      par->field = best;
+      par->depth = depth + 1;
+      return par->first < par->n;
+    }
+    if (!only) return false; /* a singular field in parts: merged, not split */
+    def = best->message_type;
+    p = only;
+    end = only + only_size;
+  }
+  return false;
+}
+
+static void *parallel_worker(void *arg) {
+  Parallel *par = arg;
+  Ctx *c = &par->wc;
+  for (size_t k = par->first; k < par->n; k++) {
+    if (atomic_load(&par->stop)) break;
+    const Span *sp = &par->spans[k];
+    pbd_ArenaMark mark = pbd_Arena_Mark(c->scratch);
+    pbd_Message *m = new_message(c, par->field->message_type);
+    if (!m || !parse_fields(c, m, sp->data, sp->data + sp->size, par->depth) ||
+        !finish_message(c, m, par->depth)) {
+      if (!m) pbd_Status_SetError(c->s, kPbd_Status_OutOfMemory, "out of memory");
+      par->failed_at = k;
+      break;
+    }
+    pbd_Arena_Reset(c->scratch, mark);
+    par->spans[k].m = m;
+  }
+  return NULL;
+}
+
+/* Starts the worker when the input is worth it; NULL otherwise. */
+static Parallel *parallel_start(Ctx *c, const pbd_MessageDef *type, const uint8_t *p,
+                                const uint8_t *end) {
+  if (!c->o->parallel || c->o->reuse || !type || end - p < kParallelMinBytes) return NULL;
+  Parallel *par = calloc(1, sizeof *par);
+  if (!par) return NULL;
+  if (!plan_parallel(c, type, p, end, par)) {
+    free(par->spans);
+    free(par);
+    return NULL;
+  }
+  par->failed_at = par->n;
+  atomic_init(&par->stop, false);
+  par->wopts = *c->o;
+  par->wopts.record = NULL; /* the main thread records the worker's elements */
+  par->wopts.parallel = false;
+  pbd_Status_Clear(&par->ws);
+  par->wc = *c;
+  par->wc.o = &par->wopts;
+  par->wc.a = pbd_Arena_New();
+  par->wc.scratch = pbd_Arena_New();
+  par->wc.s = &par->ws;
+  par->wc.par = NULL;
+  if (par->wc.a && par->wc.scratch &&
+      pthread_create(&par->thread, NULL, parallel_worker, par) == 0) {
+    par->started = true;
+    return par;
+  }
+  pbd_Arena_Free(par->wc.a);
+  pbd_Arena_Free(par->wc.scratch);
+  free(par->spans);
+  free(par);
+  return NULL;
+}
+
+static void parallel_join(Parallel *par) {
+  if (par->started && !par->joined) pthread_join(par->thread, NULL);
+  par->joined = true;
+}
+
+/* Ends the worker; its trees move into the main arena. */
+static void parallel_end(Ctx *c, Parallel *par) {
+  if (!par) return;
+  atomic_store(&par->stop, true);
+  parallel_join(par);
+  pbd_Arena_Fuse(c->a, par->wc.a);
+  pbd_Arena_Free(par->wc.scratch);
+  free(par->spans);
+  free(par);
+}
+
+/* When the element at p is one the worker parsed: *out is its tree (true),
+ * or the worker's error is now this thread's (false, *out NULL).  Returns
+ * true with *out NULL for an element this thread parses itself. */
+static bool parallel_take(Ctx *c, const pbd_FieldDef *fd, const uint8_t *p, pbd_Message **out) {
+  Parallel *par = c->par;
+  *out = NULL;
+  if (!par || fd != par->field || par->next >= par->n || p != par->spans[par->next].data)
+    return true;
+  size_t k = par->next++;
+  if (k < par->first) return true;
+  parallel_join(par);
+  if (k == par->failed_at) {
+    *c->s = par->ws;
+    return false;
+  }
+  *out = par->spans[k].m; /* NULL only past a failure, which came first */
+  return true;
+}
 
 /* Rule 13: a LEN field without a schema is a message when it parses as one
  * completely (no error anywhere in it), else bytes.  A failed attempt gives
@@ -575,7 +771,17 @@ static bool add_message(Ctx *c, pbd_Message *m, const pbd_FieldDef *fd, const pb
   }
   if (!reserve(c, s, 1)) return false;
   if (fd->is_repeated) {
-    pbd_Message *same = index_find(c, p, n, fd->message_type, depth + 1);
+    pbd_Message *same = NULL;
+    if (!parallel_take(c, fd, p, &same)) {
+      prepend_field_path(c, fd, s->f.count);
+      return false;
+    }
+    if (same) {
+      s->f.v.msgs[s->f.count++] = same;
+      index_add(c, p, n, depth + 1, same);
+      return true;
+    }
+    same = index_find(c, p, n, fd->message_type, depth + 1);
     if (same) {
       s->f.v.msgs[s->f.count++] = same;
       return true;
@@ -1031,14 +1237,17 @@ pbd_Message *pbd_Tree_Parse(const pbd_MessageDef *type, const uint8_t *buf, size
                             pbd_Status *s) {
   Ctx c = {buf, opts, arena, NULL, s,
            opts->max_depth > 0 ? opts->max_depth : kPbd_DefaultMaxDepth, type == NULL,
-           opts->pool ? pbd_DefPool_FindMessageByName(opts->pool, "google.protobuf.Any") : NULL};
+           opts->pool ? pbd_DefPool_FindMessageByName(opts->pool, "google.protobuf.Any") : NULL,
+           NULL};
   /* The same bytes as a whole input parsed before: share its tree. */
   pbd_Message *same = index_find(&c, buf + begin, end - begin, type, 0);
   if (same) return same;
   c.scratch = pbd_Arena_New();
+  c.par = parallel_start(&c, type, buf + begin, buf + end);
   pbd_Message *m = c.scratch ? new_message(&c, type) : NULL;
   bool ok = m != NULL || oom(&c);
   ok = ok && parse_fields(&c, m, buf + begin, buf + end, 0) && finish_message(&c, m, 0);
+  parallel_end(&c, c.par);
   pbd_Arena_Free(c.scratch);
   if (ok) index_add(&c, buf + begin, end - begin, 0, m);
   return ok ? m : NULL;

@@ -131,6 +131,9 @@ typedef struct {
   uint64_t hash_seed;          /* XXH3 seed; fixed for stored fingerprints,
                                   random per run for comparisons */
   const pbd_DefPool *pool;     /* to resolve Any type URLs (may be NULL) */
+  bool parallel;               /* parse the elements of a large repeated message
+                                  field (megabytes of them) on a second thread;
+                                  the tree is the same either way */
   pbd_ElementIndex *record;    /* when set, elements of this parse are added */
   pbd_ElementIndex *reuse;     /* when set, elements found here are shared; it
                                   must have been recorded with the same options

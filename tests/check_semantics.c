@@ -697,6 +697,101 @@ START_TEST(shared_elements) {
 }
 END_TEST
 
+/* Large inputs are parsed on two threads (pbd_TreeOptions.parallel): the
+ * tree, the hash, the recorded elements and the first error are those of a
+ * serial parse. */
+static uint8_t *big_input(size_t *n, size_t elements) {
+  /* sem3.M { i32: 7 rm { a: k s: "<1000 bytes>" r: [k] } x elements } */
+  size_t cap = elements * 1100 + 64, len = 0;
+  uint8_t *b = malloc(cap);
+  b[len++] = 0x08, b[len++] = 0x07;
+  for (size_t k = 0; k < elements; k++) {
+    uint8_t el[1100];
+    size_t e = 0;
+    el[e++] = 0x08, el[e++] = (uint8_t)(k & 0x7f);
+    el[e++] = 0x12, el[e++] = 0xe8, el[e++] = 0x07; /* 1000 bytes */
+    for (int i = 0; i < 1000; i++) el[e++] = (uint8_t)('a' + (k + (size_t)i) % 26);
+    el[e++] = 0x1a, el[e++] = 0x01, el[e++] = (uint8_t)(k & 0x7f);
+    b[len++] = 0x7a, b[len++] = (uint8_t)(e | 0x80), b[len++] = (uint8_t)(e >> 7);
+    memcpy(b + len, el, e);
+    len += e;
+  }
+  *n = len;
+  return b;
+}
+
+static pbd_Message *parse_with(const pbd_MessageDef *M, const uint8_t *b, size_t n, bool parallel,
+                               pbd_ElementIndex *record, pbd_Arena *a, pbd_Status *s) {
+  pbd_TreeOptions o = opts_default();
+  o.parallel = parallel;
+  o.record = record;
+  pbd_Status_Clear(s);
+  return pbd_Tree_Parse(M, b, 0, n, &o, a, s);
+}
+
+START_TEST(parallel_parse_is_serial_parse) {
+  const pbd_MessageDef *M = type3("sem3.M");
+  size_t n;
+  uint8_t *b = big_input(&n, 6000); /* about 6 MB in one repeated field */
+  pbd_Arena *a = pbd_Arena_New();
+  pbd_Status s1, s2;
+  pbd_ElementIndex *i1 = pbd_ElementIndex_New(), *i2 = pbd_ElementIndex_New();
+  pbd_Message *serial = parse_with(M, b, n, false, i1, a, &s1);
+  pbd_Message *par = parse_with(M, b, n, true, i2, a, &s2);
+  ck_assert(serial && par);
+  ck_assert(pbd_Hash128_Equal(serial->hash, par->hash));
+  ck_assert_uint_eq(par->fields[1].count, 6000);
+  for (uint32_t k = 0; k < 6000; k += 997)
+    ck_assert(pbd_Hash128_Equal(serial->fields[1].v.msgs[k]->hash, par->fields[1].v.msgs[k]->hash));
+  size_t edits = 99;
+  pbd_DiffOptions d = {0};
+  ck_assert_int_eq(pbd_Diff_Run(serial, par, &d, NULL, NULL, &edits, &s1), 0);
+  ck_assert_uint_eq(edits, 0);
+  /* the elements the worker parsed are recorded, in order: a second input
+   * with the same bytes shares them all */
+  pbd_TreeOptions ro = opts_default();
+  ro.reuse = i2;
+  pbd_Message *again = pbd_Tree_Parse(M, b, 0, n, &ro, a, &s1);
+  ck_assert_ptr_eq(again, par); /* the whole input */
+  b[1] = 0x09; /* a different root: elements shared one by one */
+  again = pbd_Tree_Parse(M, b, 0, n, &ro, a, &s1);
+  ck_assert_ptr_nonnull(again);
+  ck_assert_ptr_eq(again->fields[1].v.msgs[5999], par->fields[1].v.msgs[5999]);
+  ck_assert_ptr_eq(again->fields[1].v.msgs[10], par->fields[1].v.msgs[10]);
+  b[1] = 0x07;
+  /* the first error is the same, in either half */
+  size_t where[] = {10, 4321};
+  for (int w = 0; w < 2; w++) {
+    uint8_t *bad = malloc(n);
+    memcpy(bad, b, n);
+    /* element k's string gets an invalid UTF-8 byte */
+    size_t off = 2, k = 0;
+    while (k < where[w]) {
+      size_t e = (size_t)(bad[off + 1] & 0x7f) | (size_t)bad[off + 2] << 7;
+      off += 3 + e;
+      k++;
+    }
+    bad[off + 3 + 5 + 100] = 0xff;
+    pbd_Message *m1 = parse_with(M, bad, n, false, NULL, a, &s1);
+    pbd_Message *m2 = parse_with(M, bad, n, true, NULL, a, &s2);
+    ck_assert(!m1 && !m2);
+    ck_assert_int_eq(s1.code, kPbd_Status_BadUtf8);
+    ck_assert_int_eq(s2.code, s1.code);
+    ck_assert_str_eq(s2.msg, s1.msg);
+    ck_assert_uint_eq(s2.offset, s1.offset);
+    ck_assert_str_eq(s2.path, s1.path);
+    char want[32];
+    snprintf(want, sizeof want, "rm[%zu].s", where[w]);
+    ck_assert_str_eq(s1.path, want);
+    free(bad);
+  }
+  pbd_ElementIndex_Free(i1);
+  pbd_ElementIndex_Free(i2);
+  pbd_Arena_Free(a);
+  free(b);
+}
+END_TEST
+
 /* Hash seeds: the same content hashes equal under one seed, and the seed
  * changes the hash (so crafted collisions do not carry across runs). */
 START_TEST(hash_seeded) {
@@ -746,6 +841,7 @@ static Suite *suite(void) {
   tcase_add_test(t, errors_every_prefix);
   tcase_add_test(t, hash_seeded);
   tcase_add_test(t, shared_elements);
+  tcase_add_test(t, parallel_parse_is_serial_parse);
   suite_add_tcase(s, t);
   return s;
 }
