@@ -27,6 +27,7 @@ int pbd_Compare(const uint8_t *left, size_t left_size, const uint8_t *right, siz
   t.strict = o->strict;
   t.float_bits = o->diff.float_bits;
   t.pool = o->pool;
+  t.parallel = o->parallel;
   t.hash_seed = pbd_RandomSeed(); /* crafted collisions do not carry over */
   pbd_Arena *la = pbd_Arena_New(), *ra = pbd_Arena_New();
   pbd_ElementIndex *idx = pbd_ElementIndex_New();

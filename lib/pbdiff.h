@@ -45,6 +45,8 @@ typedef struct {
   bool ignore_unknown;         /* unknown fields take no part */
   bool strict;                 /* an unknown field is an error */
   int max_depth;               /* nesting limit; 0: 100 */
+  bool parallel;               /* a large LEFT may be parsed on a second thread
+                                  (same result; off by default) */
   pbd_DiffOptions diff;        /* floats, matching rules, ignores, partial scope */
 } pbd_CompareOptions;
 

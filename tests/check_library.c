@@ -67,6 +67,9 @@ START_TEST(compare_call) {
   ck_assert_int_eq(pbd_Compare(bad, sizeof bad, a, sizeof a, &o, NULL, NULL, &r, &s), -1);
   ck_assert_int_eq(r.failed_input, 1);
   ck_assert_int_eq(pbd_Compare(NULL, 0, NULL, 0, &o, NULL, NULL, &r, &s), 0);
+  o.parallel = true; /* small inputs: the same verdicts */
+  ck_assert_int_eq(pbd_Compare(a, sizeof a, b, sizeof b, &o, NULL, NULL, &r, &s), 0);
+  ck_assert_int_eq(pbd_Compare(a, sizeof a, c, sizeof c, &o, NULL, NULL, &r, &s), 1);
 }
 END_TEST
 
