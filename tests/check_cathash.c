@@ -25,82 +25,20 @@
 #include "pbdiff.h"
 #include "testutil.h"
 
-/* ---- fixtures -------------------------------------------------------------- */
-
-static char g_base[64];       /* per run: sem3.desc, sem2.desc, one dir per test */
-static char g_bin[PATH_MAX];  /* absolute path of pbdiff */
-static char g_root[PATH_MAX]; /* absolute source root */
-static char t_dir[128];       /* per test: the working directory of commands */
-
-static void rm_rf(const char *dir) {
-  char cmd[512];
-  snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
-  ck_assert_int_eq(system(cmd), 0);
-}
-
-static void move_desc(const char *proto, const char *name) {
-  char *tmp = tu_compile_proto(proto);
-  char dst[128];
-  snprintf(dst, sizeof dst, "%s/%s", g_base, name);
-  ck_assert_int_eq(rename(tmp, dst), 0);
-  free(tmp);
-}
+/* ---- fixtures: the sandbox of tests/testutil.h ------------------------------- */
 
 static void suite_setup(void) {
-  snprintf(g_base, sizeof g_base, "/tmp/pbdiff-cathash-XXXXXX");
-  ck_assert_ptr_nonnull(mkdtemp(g_base));
-  ck_assert_msg(realpath(tu_pbdiff(), g_bin) != NULL, "no pbdiff at %s", tu_pbdiff());
-  ck_assert_msg(realpath(tu_root(), g_root) != NULL, "no source root at %s", tu_root());
-  move_desc("proto/sem3.proto", "sem3.desc");
-  move_desc("proto/sem2.proto", "sem2.desc");
+  static const char *const descs[] = {"proto/sem3.proto", "sem3.desc", "proto/sem2.proto", "sem2.desc", NULL};
+  tu_sandbox_open("cathash", descs);
 }
 
-static void suite_teardown(void) {
-  if (g_base[0]) rm_rf(g_base);
-}
+static void suite_teardown(void) { tu_sandbox_close(); }
+static void test_setup(void) { tu_sandbox_test_begin(); }
+static void test_teardown(void) { tu_sandbox_test_end(); }
 
-typedef struct {
-  int rc;
-  char *out, *err;
-} Run;
+typedef tu_Run Run;
 
-static Run g_last;
-
-static void run_free(void) {
-  free(g_last.out);
-  free(g_last.err);
-  memset(&g_last, 0, sizeof g_last);
-}
-
-static void test_setup(void) {
-  snprintf(t_dir, sizeof t_dir, "%s/t-XXXXXX", g_base);
-  ck_assert_ptr_nonnull(mkdtemp(t_dir));
-}
-
-static void test_teardown(void) {
-  run_free();
-  rm_rf(t_dir);
-}
-
-/* ---- helpers ----------------------------------------------------------------- */
-
-/* Runs the shell command (printf-formatted) in the test's directory, with $P
- * and $R set; the result stays valid until the next call. */
-static const Run *sh(const char *fmt, ...) {
-  char user[8192], cmd[16384];
-  va_list ap;
-  va_start(ap, fmt);
-  int n = vsnprintf(user, sizeof user, fmt, ap);
-  va_end(ap);
-  ck_assert(n >= 0 && (size_t)n < sizeof user);
-  n = snprintf(cmd, sizeof cmd, "cd '%s' && P='%s' && R='%s' && %s", t_dir, g_bin, g_root, user);
-  ck_assert(n >= 0 && (size_t)n < sizeof cmd);
-  run_free();
-  g_last.rc = tu_run(cmd, &g_last.out, &g_last.err);
-  return &g_last;
-}
-
-#define PB(...) sh("\"$P\" " __VA_ARGS__)
+#define PB(...) tu_sh("\"$P\" " __VA_ARGS__)
 
 #define S3 "-s ../sem3.desc -t sem3.M "
 #define S3REC "-s ../sem3.desc -t sem3.Rec "
@@ -115,7 +53,7 @@ static void put(const char *name, const char *hex) {
   size_t n;
   uint8_t *b = tu_hex(hex, &n);
   char path[256];
-  snprintf(path, sizeof path, "%s/%s", t_dir, name);
+  snprintf(path, sizeof path, "%s/%s", tu_sandbox_dir(), name);
   FILE *f = fopen(path, "wb");
   ck_assert_ptr_nonnull(f);
   ck_assert_uint_eq(fwrite(b, 1, n, f), n);
@@ -455,7 +393,7 @@ END_TEST
 
 START_TEST(cat_long_values_whole) {
   /* bytes of 100000 'A' (more than the output buffer): written whole */
-  ck_assert_int_eq(sh("{ printf '\\132\\240\\215\\006'; head -c 100000 /dev/zero | tr '\\0' A; } "
+  ck_assert_int_eq(tu_sh("{ printf '\\132\\240\\215\\006'; head -c 100000 /dev/zero | tr '\\0' A; } "
                       "> big.pb")->rc, 0);
   const Run *r = PB("cat " S3 "big.pb");
   ck_assert_int_eq(r->rc, 0);
@@ -619,12 +557,12 @@ END_TEST
 START_TEST(cat_encodings) {
   put("rich.pb", RICH3);
   /* gzip-compressed */
-  ck_assert_int_eq(sh("gzip -c rich.pb > rich.pb.gz")->rc, 0);
+  ck_assert_int_eq(tu_sh("gzip -c rich.pb > rich.pb.gz")->rc, 0);
   EXPECT(PB("cat " S3 "rich.pb.gz"), 0, kRich3Text);
   EXPECT(PB("cat " S3 "- < rich.pb.gz"), 0, kRich3Text);
   /* text format (by extension and by --format), in two orders, and its
    * binary encoding by protoc: one canonical text */
-  ck_assert_int_eq(sh("cp \"$R/testdata/cli/m_full.txtpb\" a.txtpb && "
+  ck_assert_int_eq(tu_sh("cp \"$R/testdata/cli/m_full.txtpb\" a.txtpb && "
                       "cp \"$R/testdata/cli/m_full_reordered.txtpb\" b.txt && "
                       ENC3 " < a.txtpb > a.pb")->rc, 0);
   char *bin = cat_of(S3, "a.pb");
@@ -671,7 +609,7 @@ START_TEST(cat_encodings) {
                    "  }\n"
                    "}\n");
   /* JSON (protobuf's JSON mapping) */
-  ck_assert_int_eq(sh("printf '%%s' '{\"str\": \"hello\", \"i32\": 7, \"color\": \"GREEN\", "
+  ck_assert_int_eq(tu_sh("printf '%%s' '{\"str\": \"hello\", \"i32\": 7, \"color\": \"GREEN\", "
                       "\"ri\": [1, 2, 3], \"rm\": [{\"a\": 1}, {\"s\": \"two\", \"a\": 2}], "
                       "\"ms\": {\"b\": 2, \"a\": 1}, \"mi\": {\"3\": {\"s\": \"three\", \"a\": 1}}, "
                       "\"c2\": \"chosen\", \"any\": {\"@type\": \"type.googleapis.com/sem3.Inner\", "
@@ -715,8 +653,8 @@ END_TEST
 START_TEST(cat_config) {
   /* the schema and type come from a .pbdiff section matching the path given */
   put("m.sem", "08 01 52 01 78");
-  ck_assert_int_eq(sh("printf '[file \"*.sem\"]\\n\\tschema = %s/sem3.desc\\n\\ttype = sem3.M\\n"
-                      "\\tkey = sem3.M.rm=a\\n' > .pbdiff", g_base)->rc, 0);
+  ck_assert_int_eq(tu_sh("printf '[file \"*.sem\"]\\n\\tschema = %s/sem3.desc\\n\\ttype = sem3.M\\n"
+                      "\\tkey = sem3.M.rm=a\\n' > .pbdiff", tu_sandbox_base())->rc, 0);
   EXPECT(PB("cat m.sem"), 0, "i32: 1\nstr: \"x\"\n");
   EXPECT(PB("hash m.sem"), 0, "pbh1:9cb2c6466a513a0107fb3e0f76928834  m.sem\n");
   /* the command line wins; another file takes no section */
@@ -845,7 +783,7 @@ START_TEST(hash_scheme_recomputed) {
   /* strings: inline up to 64 bytes, else their XXH3-128 */
   char big[100];
   memset(big, 'q', sizeof big);
-  ck_assert_int_eq(sh("{ printf '\\122\\003abc\\272\\001\\144'; head -c 100 /dev/zero | tr '\\0' q; } "
+  ck_assert_int_eq(tu_sh("{ printf '\\122\\003abc\\272\\001\\144'; head -c 100 /dev/zero | tr '\\0' q; } "
                       "> s.pb")->rc, 0);
   r.n = 0;
   r_u64(&r, 10 << 8 | kKnown), r_u64(&r, 1), r_str(&r, "abc", 3);
@@ -989,10 +927,10 @@ START_TEST(hash_several_and_errors) {
   /* standard input is named "-" */
   EXPECT(PB("hash " S3 "- < a2.pb"), 0, "pbh1:9cb2c6466a513a0107fb3e0f76928834  -\n");
   /* gzip-compressed: the same fingerprint */
-  ck_assert_int_eq(sh("gzip -c a.pb > a.pb.gz")->rc, 0);
+  ck_assert_int_eq(tu_sh("gzip -c a.pb > a.pb.gz")->rc, 0);
   EXPECT(PB("hash " S3 "a.pb.gz"), 0, "pbh1:9cb2c6466a513a0107fb3e0f76928834  a.pb.gz\n");
   /* text format: the same fingerprint */
-  ck_assert_int_eq(sh("echo 'str: \"x\" i32: 1' > a.txtpb")->rc, 0);
+  ck_assert_int_eq(tu_sh("echo 'str: \"x\" i32: 1' > a.txtpb")->rc, 0);
   EXPECT(PB("hash " S3 "a.txtpb"), 0, "pbh1:9cb2c6466a513a0107fb3e0f76928834  a.txtpb\n");
   /* usage */
   EXPECT_TROUBLE(PB("hash"), "",
@@ -1041,17 +979,17 @@ END_TEST
 START_TEST(onnx_models) {
   const char *m = ONNX_NODE "test_averagepool_2d_pads/model.onnx";
   const char *t = ONNX_NODE "test_averagepool_2d_pads/test_data_set_0/input_0.pb";
-  ck_assert_int_eq(sh("cp %s orig.onnx && cp %s in0.pb && " PROTOC_ONNX
+  ck_assert_int_eq(tu_sh("cp %s orig.onnx && cp %s in0.pb && " PROTOC_ONNX
                       " --decode=onnx.ModelProto < orig.onnx > m.txt && " PROTOC_ONNX
                       " --encode=onnx.ModelProto < m.txt > re.onnx", m, t)->rc, 0);
   /* other bytes, same meaning: ir_version last, the graph in two parts */
-  ck_assert_int_eq(sh("grep -v '^ir_version' m.txt | sed '/^  name: \"test_averagepool_2d_pads\"$/d' | "
+  ck_assert_int_eq(tu_sh("grep -v '^ir_version' m.txt | sed '/^  name: \"test_averagepool_2d_pads\"$/d' | "
                       PROTOC_ONNX " --encode=onnx.ModelProto > p1 && "
                       "echo 'ir_version: 6 graph { name: \"test_averagepool_2d_pads\" }' | "
                       PROTOC_ONNX " --encode=onnx.ModelProto > p2 && cat p1 p2 > split.onnx && "
                       "! cmp -s orig.onnx split.onnx")->rc, 0);
   /* an edited value */
-  ck_assert_int_eq(sh("awk '/dim_value: 28/ { if (++k == 1) sub(/28/, \"29\") } { print }' m.txt | "
+  ck_assert_int_eq(tu_sh("awk '/dim_value: 28/ { if (++k == 1) sub(/28/, \"29\") } { print }' m.txt | "
                       PROTOC_ONNX " --encode=onnx.ModelProto > e.onnx")->rc, 0);
 #define ONNX_MODEL "--proto " ONNX_PROTO " -t onnx.ModelProto"
   char *h = hash_of(ONNX_MODEL, "orig.onnx");
@@ -1071,7 +1009,7 @@ START_TEST(onnx_models) {
                 "[%.2000s]", c);
   free(h), free(hr), free(hs), free(he), free(c), free(cs), free(ce);
   /* a TensorProto with raw_data, round-tripped through protoc */
-  ck_assert_int_eq(sh(PROTOC_ONNX " --decode=onnx.TensorProto < in0.pb | " PROTOC_ONNX
+  ck_assert_int_eq(tu_sh(PROTOC_ONNX " --decode=onnx.TensorProto < in0.pb | " PROTOC_ONNX
                       " --encode=onnx.TensorProto > in0re.pb")->rc, 0);
   h = hash_of("--proto " ONNX_PROTO " -t onnx.TensorProto", "in0.pb");
   hr = hash_of("--proto " ONNX_PROTO " -t onnx.TensorProto", "in0re.pb");

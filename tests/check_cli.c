@@ -20,84 +20,21 @@
 #include "pbdiff.h"
 #include "testutil.h"
 
-/* ---- fixtures -------------------------------------------------------------- */
+/* ---- fixtures: the sandbox of tests/testutil.h ------------------------------- */
 
-static char g_base[64];         /* per run: sem3.desc, sem2.desc, one dir per test */
-static char g_bin[PATH_MAX];    /* absolute path of pbdiff */
-static char g_root[PATH_MAX];   /* absolute source root */
-static char t_dir[128];         /* per test: the working directory of commands */
-
-static void rm_rf(const char *dir) {
-  char cmd[512];
-  snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
-  ck_assert_int_eq(system(cmd), 0);
-}
-
-static void move_desc(const char *proto, const char *name) {
-  char *tmp = tu_compile_proto(proto);
-  char dst[128];
-  snprintf(dst, sizeof dst, "%s/%s", g_base, name);
-  ck_assert_int_eq(rename(tmp, dst), 0);
-  free(tmp);
-}
-
-/* Unchecked (runs once, in the parent): the run's directory and schemas. */
 static void suite_setup(void) {
-  snprintf(g_base, sizeof g_base, "/tmp/pbdiff-cli-XXXXXX");
-  ck_assert_ptr_nonnull(mkdtemp(g_base));
-  ck_assert_msg(realpath(tu_pbdiff(), g_bin) != NULL, "no pbdiff at %s", tu_pbdiff());
-  ck_assert_msg(realpath(tu_root(), g_root) != NULL, "no source root at %s", tu_root());
-  move_desc("proto/sem3.proto", "sem3.desc");
-  move_desc("proto/sem2.proto", "sem2.desc");
+  static const char *const descs[] = {"proto/sem3.proto", "sem3.desc", "proto/sem2.proto", "sem2.desc", NULL};
+  tu_sandbox_open("cli", descs);
 }
 
-static void suite_teardown(void) {
-  if (g_base[0]) rm_rf(g_base); /* also what failed tests left behind */
-}
+static void suite_teardown(void) { tu_sandbox_close(); }
+static void test_setup(void) { tu_sandbox_test_begin(); }
+static void test_teardown(void) { tu_sandbox_test_end(); }
 
-typedef struct {
-  int rc;
-  char *out, *err;
-} Run;
-
-static Run g_last;
-
-static void run_free(void) {
-  free(g_last.out);
-  free(g_last.err);
-  memset(&g_last, 0, sizeof g_last);
-}
-
-static void test_setup(void) {
-  snprintf(t_dir, sizeof t_dir, "%s/t-XXXXXX", g_base);
-  ck_assert_ptr_nonnull(mkdtemp(t_dir));
-}
-
-static void test_teardown(void) {
-  run_free();
-  rm_rf(t_dir);
-}
-
-/* ---- helpers ----------------------------------------------------------------- */
-
-/* Runs the shell command (printf-formatted) in the test's directory, with $P
- * and $R set; the result stays valid until the next call. */
-static const Run *sh(const char *fmt, ...) {
-  char user[8192], cmd[16384];
-  va_list ap;
-  va_start(ap, fmt);
-  int n = vsnprintf(user, sizeof user, fmt, ap);
-  va_end(ap);
-  ck_assert(n >= 0 && (size_t)n < sizeof user);
-  n = snprintf(cmd, sizeof cmd, "cd '%s' && P='%s' && R='%s' && %s", t_dir, g_bin, g_root, user);
-  ck_assert(n >= 0 && (size_t)n < sizeof cmd);
-  run_free();
-  g_last.rc = tu_run(cmd, &g_last.out, &g_last.err);
-  return &g_last;
-}
+typedef tu_Run Run;
 
 /* Runs `pbdiff ARGS` (ARGS in shell syntax) in the test's directory. */
-#define PB(...) sh("\"$P\" " __VA_ARGS__)
+#define PB(...) tu_sh("\"$P\" " __VA_ARGS__)
 
 /* Schema options for the sem3/sem2 test schemas (from the test directory). */
 #define S3 "-s ../sem3.desc -t sem3.M "
@@ -114,7 +51,7 @@ static void put(const char *name, const char *hex) {
   size_t n;
   uint8_t *b = tu_hex(hex, &n);
   char path[256];
-  snprintf(path, sizeof path, "%s/%s", t_dir, name);
+  snprintf(path, sizeof path, "%s/%s", tu_sandbox_dir(), name);
   FILE *f = fopen(path, "wb");
   ck_assert_ptr_nonnull(f);
   ck_assert_uint_eq(fwrite(b, 1, n, f), n);
@@ -124,7 +61,7 @@ static void put(const char *name, const char *hex) {
 
 static void put_bytes(const char *name, const void *data, size_t n) {
   char path[256];
-  snprintf(path, sizeof path, "%s/%s", t_dir, name);
+  snprintf(path, sizeof path, "%s/%s", tu_sandbox_dir(), name);
   FILE *f = fopen(path, "wb");
   ck_assert_ptr_nonnull(f);
   ck_assert_uint_eq(fwrite(data, 1, n, f), n);
@@ -421,7 +358,7 @@ START_TEST(schema_descriptor_sets) {
          1, "i32: 1 -> 2\n");
   EXPECT(PB("--proto \"$R/testdata/proto/sem2.proto\" -t sem2.M a.pb b.pb"), 1, "i: 1 -> 2\n");
   /* a descriptor set compiled here by protoc, from another directory */
-  ck_assert_int_eq(sh("protoc --include_imports -I \"$R/testdata\" -I /usr/include "
+  ck_assert_int_eq(tu_sh("protoc --include_imports -I \"$R/testdata\" -I /usr/include "
                       "-o here.desc \"$R/testdata/proto/sem3.proto\"")->rc, 0);
   EXPECT(PB("-s here.desc -t sem3.Inner a.pb b.pb"), 1, "a: 1 -> 2\n");
 }
@@ -481,7 +418,7 @@ START_TEST(stdin_operand) {
   EXPECT(PB(S3 "- b.pb < a.pb"), 1, "i32: 1 -> 2\n");
   EXPECT(PB(S3 "a.pb - < b.pb"), 1, "i32: 1 -> 2\n");
   EXPECT(PB(S3 "- a.pb < a.pb"), 0, "");
-  EXPECT(sh("cat b.pb | \"$P\" " S3 "a.pb -"), 1, "i32: 1 -> 2\n");
+  EXPECT(tu_sh("cat b.pb | \"$P\" " S3 "a.pb -"), 1, "i32: 1 -> 2\n");
   EXPECT_USAGE(PB(S3 "- - < a.pb"), "only one of LEFT and RIGHT can be standard input");
   /* errors name standard input */
   put("bad.pb", "08");
@@ -489,8 +426,8 @@ START_TEST(stdin_operand) {
   /* a large input through a pipe (read in growing chunks, not mapped) */
   const char *big = "/usr/share/libonnx-testdata/data/node/test_maxpool_3d_default/"
                     "test_data_set_0/input_0.pb"; /* 393 235 bytes */
-  EXPECT(sh("cat %s | \"$P\" --proto " ONNX_PROTO " -t onnx.TensorProto - %s", big, big), 0, "");
-  EXPECT(sh("cat %s | \"$P\" --proto " ONNX_PROTO " -t onnx.TensorProto %s -", big, big), 0, "");
+  EXPECT(tu_sh("cat %s | \"$P\" --proto " ONNX_PROTO " -t onnx.TensorProto - %s", big, big), 0, "");
+  EXPECT(tu_sh("cat %s | \"$P\" --proto " ONNX_PROTO " -t onnx.TensorProto %s -", big, big), 0, "");
   /* "--" ends the options: a file named like an option */
   put("-x.pb", "08 02");
   EXPECT(PB(S3 "-- a.pb -x.pb"), 1, "i32: 1 -> 2\n");
@@ -791,13 +728,13 @@ START_TEST(malformed_files) {
   put("ok.pb", "08 01");
   EXPECT_ERROR(PB(S3 "ok.pb nope.pb"), "nope.pb: cannot open: No such file or directory");
   EXPECT_ERROR(PB(S3 "nope.pb ok.pb"), "nope.pb: cannot open: No such file or directory");
-  ck_assert_int_eq(sh("mkdir sub")->rc, 0);
+  ck_assert_int_eq(tu_sh("mkdir sub")->rc, 0);
   EXPECT_ERROR(PB(S3 "ok.pb sub"), "sub: is a directory");
   EXPECT_ERROR(PB("sub ok.pb"), "sub: is a directory");
   /* an unreadable file (skipped when running as root) */
   if (geteuid() != 0) {
     put("locked.pb", "08 01");
-    ck_assert_int_eq(sh("chmod 000 locked.pb")->rc, 0);
+    ck_assert_int_eq(tu_sh("chmod 000 locked.pb")->rc, 0);
     EXPECT_ERROR(PB(S3 "ok.pb locked.pb"), "locked.pb: cannot open: Permission denied");
   }
 }
@@ -847,21 +784,21 @@ END_TEST
 /* A real model decoded to text and encoded again by protoc means the same. */
 START_TEST(onnx_reencoded) {
   const char *m = ONNX_NODE "test_averagepool_2d_pads/model.onnx";
-  ck_assert_int_eq(sh("cp %s orig.onnx && " PROTOC_ONNX " --decode=onnx.ModelProto < orig.onnx "
+  ck_assert_int_eq(tu_sh("cp %s orig.onnx && " PROTOC_ONNX " --decode=onnx.ModelProto < orig.onnx "
                       "> m.txt", m)->rc, 0);
-  EXPECT(sh(PROTOC_ONNX " --encode=onnx.ModelProto < m.txt > re.onnx && "
+  EXPECT(tu_sh(PROTOC_ONNX " --encode=onnx.ModelProto < m.txt > re.onnx && "
             "\"$P\" " ONNX_MODEL "orig.onnx re.onnx"), 0, "");
   /* other bytes, same meaning: ir_version written last, and the graph in two
    * parts that merge (its name in a second `graph` record) */
-  EXPECT(sh("grep -v '^ir_version' m.txt | sed '/^  name: \"test_averagepool_2d_pads\"$/d' | "
+  EXPECT(tu_sh("grep -v '^ir_version' m.txt | sed '/^  name: \"test_averagepool_2d_pads\"$/d' | "
             PROTOC_ONNX " --encode=onnx.ModelProto > p1 && "
             "echo 'ir_version: 6 graph { name: \"test_averagepool_2d_pads\" }' | "
             PROTOC_ONNX " --encode=onnx.ModelProto > p2 && cat p1 p2 > split.onnx && "
             "! cmp -s orig.onnx split.onnx && \"$P\" " ONNX_MODEL "orig.onnx split.onnx"), 0, "");
-  EXPECT(sh("\"$P\" " ONNX_MODEL "--format json split.onnx orig.onnx"), 0,
+  EXPECT(tu_sh("\"$P\" " ONNX_MODEL "--format json split.onnx orig.onnx"), 0,
          "{\"equal\": true, \"differences\": []}\n");
   /* edited values in the text form: exact paths */
-  EXPECT(sh("awk '/ints: 2/ { if (++n == 3) sub(/ints: 2/, \"ints: 5\") } "
+  EXPECT(tu_sh("awk '/ints: 2/ { if (++n == 3) sub(/ints: 2/, \"ints: 5\") } "
             "/dim_value: 28/ { if (++k == 1) sub(/28/, \"29\") } { print }' m.txt | "
             PROTOC_ONNX " --encode=onnx.ModelProto > e.onnx && "
             "\"$P\" " ONNX_MODEL "orig.onnx e.onnx"), 1,
@@ -874,14 +811,14 @@ END_TEST
 
 START_TEST(onnx_reencoded_edit_op_type) {
   const char *m = ONNX_NODE "test_abs/model.onnx";
-  EXPECT(sh(PROTOC_ONNX " --decode=onnx.ModelProto < %s | " PROTOC_ONNX
+  EXPECT(tu_sh(PROTOC_ONNX " --decode=onnx.ModelProto < %s | " PROTOC_ONNX
             " --encode=onnx.ModelProto > re.onnx && \"$P\" " ONNX_MODEL "%s re.onnx", m, m), 0, "");
-  EXPECT(sh(PROTOC_ONNX " --decode=onnx.ModelProto < %s | sed 's/op_type: \"Abs\"/op_type: \"Neg\"/' | "
+  EXPECT(tu_sh(PROTOC_ONNX " --decode=onnx.ModelProto < %s | sed 's/op_type: \"Abs\"/op_type: \"Neg\"/' | "
             PROTOC_ONNX " --encode=onnx.ModelProto > neg.onnx && \"$P\" " ONNX_MODEL "%s neg.onnx",
             m, m),
          1, "graph.node[0] (onnx.NodeProto):\n  op_type: \"Abs\" -> \"Neg\"\n");
   /* a descriptor set of onnx.proto works the same as --proto */
-  EXPECT(sh("protoc --include_imports -I/usr/include -o onnx.desc " ONNX_PROTO " && "
+  EXPECT(tu_sh("protoc --include_imports -I/usr/include -o onnx.desc " ONNX_PROTO " && "
             "\"$P\" -s onnx.desc -t onnx.ModelProto --format json %s neg.onnx", m), 1,
          "{\"equal\": false, \"differences\": [\n"
          "  {\"path\": \"graph.node[0].op_type\", \"kind\": \"changed\", \"left\": \"Abs\", "
@@ -893,7 +830,7 @@ END_TEST
 /* ---- 10. text-format inputs encoded by protoc ------------------------------------------ */
 
 static void encode3(const char *txt, const char *out) {
-  const Run *r = sh(ENC3 " < \"$R/testdata/cli/%s\" > %s", txt, out);
+  const Run *r = tu_sh(ENC3 " < \"$R/testdata/cli/%s\" > %s", txt, out);
   ck_assert_msg(r->rc == 0, "protoc --encode %s: %s", txt, r->err);
 }
 
@@ -901,7 +838,7 @@ START_TEST(textformat_reordered_equal) {
   encode3("m_full.txtpb", "a.pb");
   encode3("m_full_reordered.txtpb", "b.pb");
   /* the bytes differ (map entries in another order) */
-  ck_assert_int_eq(sh("cmp -s a.pb b.pb")->rc, 1);
+  ck_assert_int_eq(tu_sh("cmp -s a.pb b.pb")->rc, 1);
   EXPECT(PB(S3 "a.pb b.pb"), 0, "");
   EXPECT(PB(S3 "b.pb a.pb"), 0, "");
   EXPECT(PB("--format json " S3 "a.pb b.pb"), 0, "{\"equal\": true, \"differences\": []}\n");
@@ -954,17 +891,17 @@ END_TEST
 START_TEST(shared_elements) {
   const char *rm3 = "rm { a: 1 s: \"" X50 "\" r: [1, 2] }\nrm { a: 2 s: \"" X50 "%s\" }\n"
                     "rm { a: 3 s: \"" X50 "\" }\n";
-  ck_assert_int_eq(sh("printf '%s' '' | " ENC3 " > big1.pb", rm3)->rc, 0);
-  ck_assert_int_eq(sh("printf '%s' 'y' | " ENC3 " > big2.pb", rm3)->rc, 0);
+  ck_assert_int_eq(tu_sh("printf '%s' '' | " ENC3 " > big1.pb", rm3)->rc, 0);
+  ck_assert_int_eq(tu_sh("printf '%s' 'y' | " ENC3 " > big2.pb", rm3)->rc, 0);
   EXPECT(PB(S3 "big1.pb big2.pb"), 1, "rm[1] (sem3.Inner):\n  s: \"" X50 "\" -> \"" X50 "y\"\n");
   EXPECT(PB(S3 "big2.pb big1.pb"), 1, "rm[1] (sem3.Inner):\n  s: \"" X50 "y\" -> \"" X50 "\"\n");
   EXPECT(PB(S3 "big1.pb big1.pb"), 0, "");
   /* RIGHT = LEFT's bytes and a cut varint: RIGHT's own error and offset */
-  ck_assert_int_eq(sh("cp big1.pb big3.pb && printf '\\010' >> big3.pb")->rc, 0);
+  ck_assert_int_eq(tu_sh("cp big1.pb big3.pb && printf '\\010' >> big3.pb")->rc, 0);
   EXPECT_ERROR(PB(S3 "big1.pb big3.pb"), "big3.pb: truncated varint (field 1) at byte 173");
   /* the same element bytes deeper in RIGHT (inside an Any): RIGHT reads
    * them as it would alone, under its own depth */
-  ck_assert_int_eq(sh("echo 'rm { a: 1 s: \"" X50 "\" child { child { } } }' | " ENC3
+  ck_assert_int_eq(tu_sh("echo 'rm { a: 1 s: \"" X50 "\" child { child { } } }' | " ENC3
                       " > shallow.pb && echo 'any { [type.googleapis.com/sem3.M] "
                       "{ rm { a: 1 s: \"" X50 "\" child { child { } } } } }' | " ENC3
                       " > deep.pb && : > empty.pb")->rc, 0);

@@ -24,89 +24,20 @@
 #include "pbdiff.h"
 #include "testutil.h"
 
-/* ---- fixtures -------------------------------------------------------------- */
+/* ---- fixtures: the sandbox of tests/testutil.h ------------------------------- */
 
-static char g_base[64];       /* per run: the descriptor sets, bin/, one dir per test */
-static char g_bin[PATH_MAX];  /* absolute path of pbdiff */
-static char g_root[PATH_MAX]; /* absolute source root */
-static char t_dir[128];       /* per test: the working directory of commands */
-
-static void rm_rf(const char *dir) {
-  char cmd[512];
-  snprintf(cmd, sizeof cmd, "chmod -R u+rwx '%s' 2>/dev/null; rm -rf '%s'", dir, dir);
-  ck_assert_int_eq(system(cmd), 0);
-}
-
-static void move_desc(const char *proto, const char *name) {
-  char *tmp = tu_compile_proto(proto);
-  char dst[128];
-  snprintf(dst, sizeof dst, "%s/%s", g_base, name);
-  ck_assert_int_eq(rename(tmp, dst), 0);
-  free(tmp);
-}
-
-/* Unchecked (runs once, in the parent): the run's directory and schemas. */
 static void suite_setup(void) {
-  snprintf(g_base, sizeof g_base, "/tmp/pbdiff-dirs-XXXXXX");
-  ck_assert_ptr_nonnull(mkdtemp(g_base));
-  ck_assert_msg(realpath(tu_pbdiff(), g_bin) != NULL, "no pbdiff at %s", tu_pbdiff());
-  ck_assert_msg(realpath(tu_root(), g_root) != NULL, "no source root at %s", tu_root());
-  move_desc("proto/sem3.proto", "sem3.desc");
-  move_desc("dirs/api.proto", "api.desc");
-  char path[256];
-  snprintf(path, sizeof path, "%s/bin", g_base);
-  ck_assert_int_eq(mkdir(path, 0755), 0);
-  snprintf(path, sizeof path, "%s/bin/pbdiff", g_base);
-  ck_assert_int_eq(symlink(g_bin, path), 0);
+  static const char *const descs[] = {"proto/sem3.proto", "sem3.desc", "dirs/api.proto", "api.desc", NULL};
+  tu_sandbox_open("dirs", descs);
 }
 
-static void suite_teardown(void) {
-  if (g_base[0]) rm_rf(g_base);
-}
+static void suite_teardown(void) { tu_sandbox_close(); }
+static void test_setup(void) { tu_sandbox_test_begin(); }
+static void test_teardown(void) { tu_sandbox_test_end(); }
 
-typedef struct {
-  int rc;
-  char *out, *err;
-} Run;
+typedef tu_Run Run;
 
-static Run g_last;
-
-static void run_free(void) {
-  free(g_last.out);
-  free(g_last.err);
-  memset(&g_last, 0, sizeof g_last);
-}
-
-static void test_setup(void) {
-  snprintf(t_dir, sizeof t_dir, "%s/t-XXXXXX", g_base);
-  ck_assert_ptr_nonnull(mkdtemp(t_dir));
-}
-
-static void test_teardown(void) {
-  run_free();
-  rm_rf(t_dir);
-}
-
-/* ---- helpers ----------------------------------------------------------------- */
-
-/* Runs the shell command (printf-formatted) in the test's directory, with $P,
- * $R and PATH set; the result stays valid until the next call. */
-static const Run *sh(const char *fmt, ...) {
-  char user[8192], cmd[16384];
-  va_list ap;
-  va_start(ap, fmt);
-  int n = vsnprintf(user, sizeof user, fmt, ap);
-  va_end(ap);
-  ck_assert(n >= 0 && (size_t)n < sizeof user);
-  n = snprintf(cmd, sizeof cmd, "cd '%s' && P='%s' && R='%s' && PATH='%s/bin':\"$PATH\" && %s",
-               t_dir, g_bin, g_root, g_base, user);
-  ck_assert(n >= 0 && (size_t)n < sizeof cmd);
-  run_free();
-  g_last.rc = tu_run(cmd, &g_last.out, &g_last.err);
-  return &g_last;
-}
-
-#define PB(...) sh("\"$P\" " __VA_ARGS__)
+#define PB(...) tu_sh("\"$P\" " __VA_ARGS__)
 #define S3 "-s ../sem3.desc -t sem3.M "
 #define API "-s ../api.desc -t acme.api.Response "
 
@@ -125,8 +56,8 @@ static const Run *sh(const char *fmt, ...) {
 /* mkdir -p for the directories of a path under the test's directory. */
 static void make_parents(const char *name) {
   char path[PATH_MAX];
-  snprintf(path, sizeof path, "%s/%s", t_dir, name);
-  for (char *p = path + strlen(t_dir) + 1; *p; p++) {
+  snprintf(path, sizeof path, "%s/%s", tu_sandbox_dir(), name);
+  for (char *p = path + strlen(tu_sandbox_dir()) + 1; *p; p++) {
     if (*p != '/') continue;
     *p = '\0';
     ck_assert_msg(mkdir(path, 0755) == 0 || errno == EEXIST, "mkdir %s", path);
@@ -137,7 +68,7 @@ static void make_parents(const char *name) {
 static void put_bytes(const char *name, const void *data, size_t n) {
   make_parents(name);
   char path[PATH_MAX];
-  snprintf(path, sizeof path, "%s/%s", t_dir, name);
+  snprintf(path, sizeof path, "%s/%s", tu_sandbox_dir(), name);
   FILE *f = fopen(path, "wb");
   ck_assert_msg(f != NULL, "cannot write %s", path);
   ck_assert_uint_eq(fwrite(data, 1, n, f), n);
@@ -154,7 +85,7 @@ static void put(const char *name, const char *hex) {
 
 static char *slurp(const char *name) {
   char path[PATH_MAX];
-  snprintf(path, sizeof path, "%s/%s", t_dir, name);
+  snprintf(path, sizeof path, "%s/%s", tu_sandbox_dir(), name);
   size_t n;
   char *s = (char *)tu_read_file(path, &n);
   ck_assert_msg(s != NULL, "cannot read %s", path);
@@ -195,7 +126,7 @@ static void small_tree(bool with_bad) {
   put("R/newdir/x.pb", "08 03");
   put("L/.git/config", "00");
   put("R/.git", "00");
-  ck_assert_int_eq(sh("ln -s eq.pb L/lnk.pb && ln -s sub R/link && ln -s nowhere R/dangling.pb && "
+  ck_assert_int_eq(tu_sh("ln -s eq.pb L/lnk.pb && ln -s sub R/link && ln -s nowhere R/dangling.pb && "
                       "mkfifo L/fifo.pb")->rc, 0);
 }
 
@@ -215,11 +146,11 @@ START_TEST(text_small_tree) {
   /* trailing slashes are not doubled; --recursive is -r */
   EXPECT2(PB("--recursive " S3 "L/ R//"), 2, SMALL_TEXT, BAD_ERR);
   /* the error comes in its place in the path order */
-  const Run *r = sh("\"$P\" -r " S3 "L R 2>&1");
+  const Run *r = tu_sh("\"$P\" -r " S3 "L R 2>&1");
   ck_assert_int_eq(r->rc, 2);
   ck_assert_str_eq(r->out, BAD_ERR SMALL_TEXT);
   /* without the malformed file: 1 */
-  ck_assert_int_eq(sh("rm L/bad.pb R/bad.pb")->rc, 0);
+  ck_assert_int_eq(tu_sh("rm L/bad.pb R/bad.pb")->rc, 0);
   EXPECT(PB("-r " S3 "L R"), 1, SMALL_TEXT);
   /* swapped sides */
   EXPECT(PB("-r " S3 "R L"), 1,
@@ -232,10 +163,10 @@ START_TEST(text_small_tree) {
          "Only in L/sub: left_only.pb\n");
   /* a tree against itself, and against a copy re-encoded: equal, silent */
   EXPECT(PB("-r " S3 "L L"), 0, "");
-  ck_assert_int_eq(sh("rm -r L/sub/left_only.pb R/right_only.pb R/newdir && cp R/sub/diff.pb L/sub/")->rc, 0);
+  ck_assert_int_eq(tu_sh("rm -r L/sub/left_only.pb R/right_only.pb R/newdir && cp R/sub/diff.pb L/sub/")->rc, 0);
   EXPECT(PB("-r " S3 "L R"), 0, "");
   /* two empty directories */
-  ck_assert_int_eq(sh("mkdir E1 E2")->rc, 0);
+  ck_assert_int_eq(tu_sh("mkdir E1 E2")->rc, 0);
   EXPECT(PB("-r E1 E2"), 0, "");
   EXPECT(PB("-r E1 L"), 1,
          "Only in L: eq.pb\nOnly in L: lnk.pb\nOnly in L/sub/deep: re.pb\nOnly in L/sub: diff.pb\n");
@@ -302,7 +233,7 @@ START_TEST(summary_lines) {
       "only-left sub/left_only.pb\n";
   EXPECT2(PB("-r --summary " S3 "L R"), 2, want, BAD_ERR);
   EXPECT2(PB("-r --summary -j 1 " S3 "L R"), 2, want, BAD_ERR);
-  ck_assert_int_eq(sh("rm L/bad.pb")->rc, 0);
+  ck_assert_int_eq(tu_sh("rm L/bad.pb")->rc, 0);
   EXPECT(PB("-r --summary " S3 "L R"), 1,
          "only-right bad.pb\n"
          "equal eq.pb\n"
@@ -323,14 +254,14 @@ START_TEST(quiet_status_only) {
   EXPECT2(PB("-r -q --summary " S3 "L R"), 2, "", BAD_ERR);
   EXPECT2(PB("-r -q --format json " S3 "L R"), 2, "", BAD_ERR);
   EXPECT2(PB("-r -q --format junit " S3 "L R"), 2, "", BAD_ERR);
-  ck_assert_int_eq(sh("rm L/bad.pb R/bad.pb")->rc, 0);
+  ck_assert_int_eq(tu_sh("rm L/bad.pb R/bad.pb")->rc, 0);
   EXPECT(PB("-r -q " S3 "L R"), 1, "");
   EXPECT(PB("-rq " S3 "L L"), 0, "");
   /* only a file on one side differs */
-  ck_assert_int_eq(sh("mkdir A B && cp L/eq.pb A/ && cp L/eq.pb B/ && cp L/eq.pb B/more.pb")->rc, 0);
+  ck_assert_int_eq(tu_sh("mkdir A B && cp L/eq.pb A/ && cp L/eq.pb B/ && cp L/eq.pb B/more.pb")->rc, 0);
   EXPECT(PB("-r -q A B"), 1, "");
   EXPECT(PB("-r -q B A"), 1, "");
-  ck_assert_int_eq(sh("rm B/more.pb")->rc, 0);
+  ck_assert_int_eq(tu_sh("rm B/more.pb")->rc, 0);
   EXPECT(PB("-r -q A B"), 0, "");
 }
 END_TEST
@@ -351,10 +282,10 @@ START_TEST(errors_and_usage) {
   if (geteuid() != 0) {
     put("A/locked/y.pb", "08 01");
     put("B/z.pb", "08 01");
-    ck_assert_int_eq(sh("chmod 000 A/locked")->rc, 0);
+    ck_assert_int_eq(tu_sh("chmod 000 A/locked")->rc, 0);
     EXPECT2(PB("-r --summary A B"), 2, "equal x.pb\nonly-right z.pb\n",
             "pbdiff: A/locked: cannot open directory: Permission denied\n");
-    ck_assert_int_eq(sh("chmod 755 A/locked")->rc, 0);
+    ck_assert_int_eq(tu_sh("chmod 755 A/locked")->rc, 0);
   }
 }
 END_TEST
@@ -442,23 +373,23 @@ START_TEST(json_shape) {
       "assert paths == sorted(paths, key=lambda p: p.encode())\n"
       "print(' '.join(f['status'] for f in r['files']))\n";
   put_bytes("check.py", kCheck, sizeof kCheck - 1);
-  r = sh("\"$P\" -r --format json " S3 "L R > out.json 2>/dev/null; python3 check.py out.json no full");
+  r = tu_sh("\"$P\" -r --format json " S3 "L R > out.json 2>/dev/null; python3 check.py out.json no full");
   EXPECT(r, 0, "error equal equal only-right only-right equal differ only-left\n");
-  r = sh("\"$P\" -r --summary --format json " S3 "L R > out.json 2>/dev/null; "
+  r = tu_sh("\"$P\" -r --summary --format json " S3 "L R > out.json 2>/dev/null; "
          "python3 check.py out.json no summary");
   EXPECT(r, 0, "error equal equal only-right only-right equal differ only-left\n");
-  ck_assert_int_eq(sh("rm L/bad.pb")->rc, 0);
-  r = sh("\"$P\" -r --format json " S3 "L L > out.json; echo $?; python3 check.py out.json equal full");
+  ck_assert_int_eq(tu_sh("rm L/bad.pb")->rc, 0);
+  r = tu_sh("\"$P\" -r --format json " S3 "L L > out.json; echo $?; python3 check.py out.json equal full");
   EXPECT(r, 0, "0\nequal equal equal equal equal\n");
   /* empty trees */
-  ck_assert_int_eq(sh("mkdir E1 E2")->rc, 0);
+  ck_assert_int_eq(tu_sh("mkdir E1 E2")->rc, 0);
   EXPECT(PB("-r --format json E1 E2"), 0,
          "{\"equal\": true, \"left_dir\": \"E1\", \"right_dir\": \"E2\", \"files\": []}\n");
   /* the single-pair JSON report is unchanged */
   EXPECT(PB("--format json " S3 "L/eq.pb R/eq.pb"), 0, "{\"equal\": true, \"differences\": []}\n");
   /* names that need JSON escaping */
   put("Q/a\"b\\c.pb", "08 01");
-  ck_assert_int_eq(sh("mkdir Q2")->rc, 0);
+  ck_assert_int_eq(tu_sh("mkdir Q2")->rc, 0);
   EXPECT(PB("-r --format json Q Q2"), 1,
          "{\"equal\": false, \"left_dir\": \"Q\", \"right_dir\": \"Q2\", \"files\": [\n"
          "  {\"path\": \"a\\\"b\\\\c.pb\", \"status\": \"only-left\"}\n"
@@ -533,7 +464,7 @@ START_TEST(junit_tree) {
       "    </testcase>\n"
       "  </testsuite>\n"
       "</testsuites>\n");
-  r = sh("\"$P\" -r --format junit " S3 "L R > j.xml 2>/dev/null; echo $?; python3 junit.py j.xml body");
+  r = tu_sh("\"$P\" -r --format junit " S3 "L R > j.xml 2>/dev/null; echo $?; python3 junit.py j.xml body");
   EXPECT(r, 0,
          "2\n"
          "tests=8 failures=4 errors=1\n"
@@ -547,16 +478,16 @@ START_TEST(junit_tree) {
          "[--- L/sub/diff.pb\n+++ R/sub/diff.pb\ni32: 1 -> 2\nstr: \"\" -> \"x\"\n]\n"
          "sub/left_only.pb failure:only-left\n");
   /* xmllint, where installed, agrees that it is well-formed */
-  r = sh("command -v xmllint >/dev/null || exit 0; xmllint --noout j.xml");
+  r = tu_sh("command -v xmllint >/dev/null || exit 0; xmllint --noout j.xml");
   EXPECT(r, 0, "");
   /* L against itself: only the malformed file fails */
-  r = sh("\"$P\" -r --format junit " S3 "L L > j.xml 2>/dev/null; echo $?; python3 junit.py j.xml");
+  r = tu_sh("\"$P\" -r --format junit " S3 "L L > j.xml 2>/dev/null; echo $?; python3 junit.py j.xml");
   EXPECT(r, 0,
          "2\ntests=6 failures=0 errors=1\nbad.pb error\neq.pb pass\nlnk.pb pass\n"
          "sub/deep/re.pb pass\nsub/diff.pb pass\nsub/left_only.pb pass\n");
   /* all equal: no failures */
-  ck_assert_int_eq(sh("rm L/bad.pb")->rc, 0);
-  r = sh("\"$P\" -r --format junit " S3 "L L > j.xml; echo $?; python3 junit.py j.xml");
+  ck_assert_int_eq(tu_sh("rm L/bad.pb")->rc, 0);
+  r = tu_sh("\"$P\" -r --format junit " S3 "L L > j.xml; echo $?; python3 junit.py j.xml");
   EXPECT(r, 0,
          "0\ntests=5 failures=0 errors=0\neq.pb pass\nlnk.pb pass\n"
          "sub/deep/re.pb pass\nsub/diff.pb pass\nsub/left_only.pb pass\n");
@@ -578,8 +509,8 @@ START_TEST(junit_tree) {
          "</system-out>\n"
          "    </testcase>\n");
   /* empty trees: an empty suite */
-  ck_assert_int_eq(sh("mkdir E1 E2")->rc, 0);
-  r = sh("\"$P\" -r --format junit E1 E2 > j.xml; echo $?; python3 junit.py j.xml");
+  ck_assert_int_eq(tu_sh("mkdir E1 E2")->rc, 0);
+  r = tu_sh("\"$P\" -r --format junit E1 E2 > j.xml; echo $?; python3 junit.py j.xml");
   EXPECT(r, 0, "0\ntests=0 failures=0 errors=0\n");
 }
 END_TEST
@@ -594,7 +525,7 @@ START_TEST(junit_escaping) {
   put("A/caf\303\251.pb", "52 03 3c 26 3e");             /* str: "<&>" */
   put("B/caf\303\251.pb", "52 05 5d 5d 3e 0a 22");       /* str: "]]>\n\"" */
   put("A/\357\277\276.pb", "08 01");                     /* U+FFFE */
-  const Run *r = sh("\"$P\" -r --format junit " S3 "A B > j.xml; echo $?; python3 junit.py j.xml body");
+  const Run *r = tu_sh("\"$P\" -r --format junit " S3 "A B > j.xml; echo $?; python3 junit.py j.xml body");
   EXPECT(r, 0,
          "1\n"
          "tests=4 failures=4 errors=0\n"
@@ -604,14 +535,14 @@ START_TEST(junit_escaping) {
          "[--- A/caf\303\251.pb\n+++ B/caf\303\251.pb\nstr: \"<&>\" -> \"]]>\\n\\\"\"\n]\n"
          "ctl\357\277\275x\357\277\275y.pb failure:only-left\n" /* U+FFFD */
          "\357\277\275.pb failure:only-left\n");
-  r = sh("grep -c 'name=\"a&amp;b&lt;c&gt;&quot;d'\"'\"'.pb\"' j.xml");
+  r = tu_sh("grep -c 'name=\"a&amp;b&lt;c&gt;&quot;d'\"'\"'.pb\"' j.xml");
   EXPECT(r, 0, "1\n");
-  r = sh("command -v xmllint >/dev/null || exit 0; xmllint --noout j.xml");
+  r = tu_sh("command -v xmllint >/dev/null || exit 0; xmllint --noout j.xml");
   EXPECT(r, 0, "");
   /* newlines in a name survive as references in the attribute */
   put("C/two\nlines.pb", "08 01");
-  ck_assert_int_eq(sh("mkdir D")->rc, 0);
-  r = sh("\"$P\" -r --format junit C D > j.xml; grep -c 'name=\"two&#10;lines.pb\"' j.xml; "
+  ck_assert_int_eq(tu_sh("mkdir D")->rc, 0);
+  r = tu_sh("\"$P\" -r --format junit C D > j.xml; grep -c 'name=\"two&#10;lines.pb\"' j.xml; "
          "python3 -c 'import sys, xml.dom.minidom as m; "
          "print(repr(m.parse(sys.argv[1]).getElementsByTagName(\"testcase\")[0].getAttribute(\"name\")))' j.xml");
   EXPECT(r, 0, "1\n'two\\nlines.pb'\n");
@@ -649,7 +580,7 @@ START_TEST(junit_single_pair) {
   EXPECT(r, 0, "1\n");
   r = PB(S3 "l.pb --format junit one.pb -- | grep -c 'name=\"one.pb\"'");
   EXPECT(r, 0, "1\n");
-  r = sh("\"$P\" --format junit " S3 "l.pb r.pb > j.xml; python3 junit.py j.xml");
+  r = tu_sh("\"$P\" --format junit " S3 "l.pb r.pb > j.xml; python3 junit.py j.xml");
   EXPECT(r, 0, "tests=1 failures=1 errors=0\nr.pb failure:differ\n");
   /* a single difference */
   r = PB("--format junit " S3 "l.pb one.pb | grep -e '<failure' -e '</failure'");
@@ -687,19 +618,19 @@ START_TEST(config_matches_left_path) {
            "[file \"*.pb\"]\n"
            "    schema = %s/sem3.desc\n"
            "    type = sem3.M\n",
-           g_base);
+           tu_sandbox_base());
   put_bytes(".pbdiff", cfg, strlen(cfg));
   EXPECT(PB("-r --summary L R"), 1, "equal a.pb\ndiffer special/b.pb\n");
   /* a section for a path with '/' matches the path under DIR1 ... */
   char more[1024];
   snprintf(more, sizeof more, "%s[file \"L/special/*.pb\"]\n    schema = %s/sem3.desc\n"
-                              "    type = sem3.M\n    ignore = sem3.M.i32\n", cfg, g_base);
+                              "    type = sem3.M\n    ignore = sem3.M.i32\n", cfg, tu_sandbox_base());
   put_bytes(".pbdiff", more, strlen(more));
   EXPECT(PB("-r --summary L R"), 0, "equal a.pb\nequal special/b.pb\n");
   EXPECT(PB("-r --summary R L"), 1, "equal a.pb\ndiffer special/b.pb\n");
   /* ... not the one under DIR2 */
   snprintf(more, sizeof more, "%s[file \"R/special/*.pb\"]\n    schema = %s/sem3.desc\n"
-                              "    type = sem3.M\n    ignore = sem3.M.i32\n", cfg, g_base);
+                              "    type = sem3.M\n    ignore = sem3.M.i32\n", cfg, tu_sandbox_base());
   put_bytes(".pbdiff", more, strlen(more));
   EXPECT(PB("-r --summary L R"), 1, "equal a.pb\ndiffer special/b.pb\n");
   /* the command line wins */
@@ -775,7 +706,7 @@ START_TEST(thousand_files) {
     put_bytes(name, b, payload(b, i, differ[i] ? 2000 + i : 1000 + i, reenc[i]));
   }
   /* the test's own sanity: re-encoded files differ in bytes */
-  const Run *r = sh("diff -rq L R | wc -l");
+  const Run *r = tu_sh("diff -rq L R | wc -l");
   ck_assert_str_eq(r->out, "57\n");
   double t1 = now();
   r = PB("-r -j 2 " S3 "L R");
@@ -814,7 +745,7 @@ START_TEST(thousand_files) {
          "print(*[f[\"path\"] for f in json.load(sys.stdin)[\"files\"] if f[\"status\"] != \"equal\"])'");
   EXPECT(r, 0, "g0/p500.pb g1/p141.pb g2/p142.pb g3/p003.pb g7/p777.pb g8/p998.pb g9/p999.pb\n");
   /* a file gone from R, one more in R */
-  ck_assert_int_eq(sh("mv R/g4/p004.pb R/g4/p004.bak")->rc, 0);
+  ck_assert_int_eq(tu_sh("mv R/g4/p004.pb R/g4/p004.bak")->rc, 0);
   r = PB("-r -j 2 --summary " S3 "L R | grep -v '^equal '");
   ck_assert_str_eq(r->out,
                    "differ g0/p500.pb\n"
@@ -838,7 +769,7 @@ static char *g_doc;
 static char *doc_block(const char *kind, const char *name) {
   if (!g_doc) {
     char path[PATH_MAX + 16];
-    snprintf(path, sizeof path, "%s/docs/ci.md", g_root);
+    snprintf(path, sizeof path, "%s/docs/ci.md", tu_sandbox_root());
     size_t n;
     char *d = (char *)tu_read_file(path, &n);
     ck_assert_msg(d != NULL, "cannot read %s", path);
@@ -861,12 +792,12 @@ static const Run *recipe(const char *name) {
   char *text = doc_block("recipe", name);
   put_bytes("recipe.sh", text, strlen(text));
   free(text);
-  return sh("sh recipe.sh");
+  return tu_sh("sh recipe.sh");
 }
 
 /* The files the recipes use (docs/ci.md describes them). */
 static void recipe_files(void) {
-  ck_assert_int_eq(sh("cp ../api.desc .")->rc, 0);
+  ck_assert_int_eq(tu_sh("cp ../api.desc .")->rc, 0);
   const char *expected = "08 03 12 05 0a0161 1001 1a 0b 0a03656e76 120470726f64";
   put("expected.pb", expected);
   put("actual.pb", "08 04 12 05 0a0161 1002 1a 0b 0a03656e76 120470726f64");
@@ -888,7 +819,7 @@ START_TEST(doc_recipes) {
   char *want = doc_block("output", "json");
   EXPECT(recipe("json"), 1, want);
   free(want);
-  if (sh("command -v jq >/dev/null")->rc == 0)
+  if (tu_sh("command -v jq >/dev/null")->rc == 0)
     EXPECT(recipe("jq"), 0, "changed version\nchanged items[0].count\n"); /* jq is optional */
   /* directories */
   want = doc_block("output", "dirs");
@@ -908,7 +839,7 @@ START_TEST(doc_recipes) {
   free(got);
   free(want);
   put_junit_check();
-  EXPECT(sh("python3 junit.py pbdiff-junit.xml"), 0,
+  EXPECT(tu_sh("python3 junit.py pbdiff-junit.xml"), 0,
          "tests=4 failures=3 errors=0\na.pb pass\nb.pb failure:differ\n"
          "new/c.pb failure:only-right\nold.pb failure:only-left\n");
   /* version */
@@ -917,13 +848,13 @@ START_TEST(doc_recipes) {
                 "docs/ci.md shows another version line");
 
   /* the same recipes when the payloads are equal: 0 */
-  ck_assert_int_eq(sh("cp expected.pb actual.pb && rm -r actual && cp -r expected actual")->rc, 0);
+  ck_assert_int_eq(tu_sh("cp expected.pb actual.pb && rm -r actual && cp -r expected actual")->rc, 0);
   EXPECT(recipe("exit-codes"), 0, "same meaning\n");
   EXPECT(recipe("assert"), 0, "");
   EXPECT(recipe("json"), 0, "");
   EXPECT(recipe("dirs"), 0, "");
   EXPECT(recipe("junit"), 0, "");
-  EXPECT(sh("python3 junit.py pbdiff-junit.xml"), 0,
+  EXPECT(tu_sh("python3 junit.py pbdiff-junit.xml"), 0,
          "tests=3 failures=0 errors=0\na.pb pass\nb.pb pass\nold.pb pass\n");
   /* and when one is malformed: 2, the message on stderr */
   put("actual.pb", "08");
@@ -934,7 +865,7 @@ START_TEST(doc_recipes) {
   put("actual/b.pb", "08");
   r = recipe("junit");
   ck_assert_int_eq(r->rc, 2);
-  EXPECT(sh("python3 junit.py pbdiff-junit.xml"), 0,
+  EXPECT(tu_sh("python3 junit.py pbdiff-junit.xml"), 0,
          "tests=3 failures=0 errors=1\na.pb pass\nb.pb error\nold.pb pass\n");
   free(g_doc);
   g_doc = NULL;

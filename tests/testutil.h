@@ -41,4 +41,33 @@ pbd_DefPool *tu_load_pool(const char *proto);
 char *tu_diff_hex(const pbd_MessageDef *t, const char *lhex, const char *rhex,
                   const pbd_TreeOptions *o, const pbd_DiffOptions *d, bool *hash_equal);
 
+/* ---- The sandbox of the suites that run the built binary -------------------
+ *
+ * One base directory per run, /tmp/pbdiff-NAME-XXXXXX, holding descriptor sets
+ * compiled once and bin/pbdiff (a link to the binary, for recipes that call
+ * plain `pbdiff`), and one fresh directory per test in which commands run
+ * with the shell variables $P (the binary) and $R (the source root) set and
+ * bin/ first on PATH. */
+typedef struct {
+  int rc;
+  char *out, *err;
+} tu_Run;
+
+/* Unchecked suite fixture: descs lists (proto, file name) pairs, NULL-ended:
+ * each testdata .proto is compiled into that file of the base directory. */
+void tu_sandbox_open(const char *name, const char *const *descs);
+void tu_sandbox_close(void);
+/* Checked test fixture: the test's own directory. */
+void tu_sandbox_test_begin(void);
+void tu_sandbox_test_end(void);
+const char *tu_sandbox_base(void);
+const char *tu_sandbox_dir(void);  /* the test's directory */
+const char *tu_sandbox_bin(void);  /* the binary, absolute */
+const char *tu_sandbox_root(void); /* the source root, absolute */
+/* Runs the shell command (printf-formatted) in the test's directory; the
+ * result stays valid until the next call. */
+const tu_Run *tu_sh(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* rm -rf, also of directories a test made unreadable. */
+void tu_rm_rf(const char *dir);
+
 #endif
