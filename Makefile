@@ -40,9 +40,9 @@ $(BUILD)/libpbdiff.a: $(LIB_OBJ)
 $(BUILD)/pbdiff: $(CLI_OBJ) $(BUILD)/libpbdiff.a
 	$(CC) $(CFLAGS_BASE) $(CFLAGS) -o $@ $(CLI_OBJ) $(BUILD)/libpbdiff.a $(LDLIBS_BASE)
 
-$(BUILD)/tests/testutil.o: tests/testutil.c tests/testutil.h $(wildcard lib/*.h)
+$(BUILD)/tests/testutil.o: tests/testutil.c tests/testutil.h $(wildcard lib/*.h cli/*.h)
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS_BASE) $(PKG_CFLAGS) $(CFLAGS) -c $< -o $@
+	$(CC) $(CFLAGS_BASE) -Icli $(PKG_CFLAGS) $(CFLAGS) -c $< -o $@
 
 # Tests link the library and the CLI's modules (but not its main).
 TEST_CLI_OBJ := $(filter-out $(BUILD)/cli/main.o,$(CLI_OBJ))

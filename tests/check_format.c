@@ -618,17 +618,7 @@ END_TEST
 
 /* Feeds a fixed list of edits to a reporter and returns what it wrote. */
 static char *run_reporter(pbd_ReportFormat fmt, const pbd_Edit *edits, size_t n, bool equal) {
-  char *text = NULL;
-  size_t size = 0;
-  FILE *out = open_memstream(&text, &size);
-  ck_assert_ptr_nonnull(out);
-  pbd_Reporter *r = pbd_Reporter_New(fmt, out, NULL);
-  ck_assert_ptr_nonnull(r);
-  for (size_t i = 0; i < n; i++) ck_assert_int_eq(pbd_Reporter_Edit(r, &edits[i]), 0);
-  ck_assert(pbd_Reporter_Finish(r, equal));
-  pbd_Reporter_Free(r);
-  fclose(out);
-  return text;
+  return tu_report(fmt, NULL, edits, n, equal);
 }
 
 static pbd_Value none_value(void) { return mk_u(kPbd_Value_None, 0, NULL); }

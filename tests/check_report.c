@@ -515,17 +515,7 @@ static pbd_Edit Moved(const char *path, size_t plen, const pbd_MessageDef *paren
 /* Feeds edits to a new reporter and returns what it wrote (malloc'd). */
 static char *report(pbd_ReportFormat fmt, const pbd_ReportOptions *o, const pbd_Edit *edits,
                     size_t n, bool equal) {
-  char *text = NULL;
-  size_t size = 0;
-  FILE *out = open_memstream(&text, &size);
-  ck_assert_ptr_nonnull(out);
-  pbd_Reporter *r = pbd_Reporter_New(fmt, out, o);
-  ck_assert_ptr_nonnull(r);
-  for (size_t i = 0; i < n; i++) ck_assert_int_eq(pbd_Reporter_Edit(r, &edits[i]), 0);
-  ck_assert(pbd_Reporter_Finish(r, equal));
-  pbd_Reporter_Free(r);
-  fclose(out);
-  return text;
+  return tu_report(fmt, o, edits, n, equal);
 }
 
 #define N(a) (sizeof(a) / sizeof *(a))

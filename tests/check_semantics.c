@@ -14,23 +14,10 @@
 
 static pbd_DefPool *pool3, *pool2, *pool_onnx;
 
-static void setup(void) {
-  if (!pool3) pool3 = tu_load_pool("proto/sem3.proto");
-  if (!pool2) pool2 = tu_load_pool("proto/sem2.proto");
-}
-
 static const pbd_MessageDef *type3(const char *n) {
-  setup();
-  const pbd_MessageDef *m = pbd_DefPool_FindMessageByName(pool3, n);
-  ck_assert_ptr_nonnull(m);
-  return m;
+  return tu_message(&pool3, "proto/sem3.proto", n);
 }
-static const pbd_MessageDef *type2(const char *n) {
-  setup();
-  const pbd_MessageDef *m = pbd_DefPool_FindMessageByName(pool2, n);
-  ck_assert_ptr_nonnull(m);
-  return m;
-}
+static const pbd_MessageDef *type2(const char *n) { return tu_message(&pool2, "proto/sem2.proto", n); }
 
 static pbd_TreeOptions opts_default(void) {
   pbd_TreeOptions o;

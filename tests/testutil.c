@@ -1,6 +1,7 @@
 #include "testutil.h"
 
 #include "format.h"
+#include "report.h"
 
 #include <check.h>
 #include <limits.h>
@@ -254,4 +255,25 @@ const tu_Run *tu_sh(const char *fmt, ...) {
   sb_free_last();
   sb_last.rc = tu_run(cmd, &sb_last.out, &sb_last.err);
   return &sb_last;
+}
+
+const pbd_MessageDef *tu_message(pbd_DefPool **pool, const char *proto, const char *name) {
+  if (!*pool) *pool = tu_load_pool(proto);
+  const pbd_MessageDef *m = pbd_DefPool_FindMessageByName(*pool, name);
+  ck_assert_msg(m != NULL, "no message %s in %s", name, proto);
+  return m;
+}
+
+char *tu_report(int fmt, const void *opts, const pbd_Edit *edits, size_t n, bool equal) {
+  char *text = NULL;
+  size_t size = 0;
+  FILE *out = open_memstream(&text, &size);
+  ck_assert_ptr_nonnull(out);
+  pbd_Reporter *r = pbd_Reporter_New((pbd_ReportFormat)fmt, out, opts);
+  ck_assert_ptr_nonnull(r);
+  for (size_t i = 0; i < n; i++) ck_assert_int_eq(pbd_Reporter_Edit(r, &edits[i]), 0);
+  ck_assert(pbd_Reporter_Finish(r, equal));
+  pbd_Reporter_Free(r);
+  fclose(out);
+  return text;
 }

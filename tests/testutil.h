@@ -41,6 +41,16 @@ pbd_DefPool *tu_load_pool(const char *proto);
 char *tu_diff_hex(const pbd_MessageDef *t, const char *lhex, const char *rhex,
                   const pbd_TreeOptions *o, const pbd_DiffOptions *d, bool *hash_equal);
 
+/* The message type `name` of the schema compiled from `proto` (see
+ * tu_load_pool), loaded into *pool on first use; fails the test when the
+ * type is not there. */
+const pbd_MessageDef *tu_message(pbd_DefPool **pool, const char *proto, const char *name);
+
+/* Feeds edits to a new reporter (cli/report.h; fmt is a pbd_ReportFormat,
+ * opts a pbd_ReportOptions or NULL) and returns what it wrote (malloc'd);
+ * fails the test when the reporter does. */
+char *tu_report(int fmt, const void *opts, const pbd_Edit *edits, size_t n, bool equal);
+
 /* ---- The sandbox of the suites that run the built binary -------------------
  *
  * One base directory per run, /tmp/pbdiff-NAME-XXXXXX, holding descriptor sets
