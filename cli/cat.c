@@ -100,7 +100,7 @@ static void write_body(Printer *p, const pbd_Message *m, int level);
 
 /* `{` body `}` (or `{ }`), the opening brace already preceded by the name. */
 static void write_braced(Printer *p, const pbd_Message *m, int level, const char *note) {
-  if (!m || (m->field_count == 0 && !m->any_payload)) {
+  if (!m || (pbd_Message_FieldCount(m) == 0 && !pbd_Message_AnyPayload(m))) {
     pbd_Buf_AppendStr(&p->buf, "{ }");
     if (note) pbd_Buf_AppendStr(&p->buf, note);
     pbd_Buf_AppendChar(&p->buf, '\n');
@@ -182,17 +182,17 @@ static void write_entry(Printer *p, const pbd_Message *e, int level) {
 
 static void write_body(Printer *p, const pbd_Message *m, int level) {
   if (!m) return;
-  if (m->any_payload) { /* rule 11: the payload by meaning, under its type URL */
+  if (pbd_Message_AnyPayload(m)) { /* rule 11: the payload by meaning, under its type URL */
     pbd_StrView url = pbd_Message_AnyTypeUrl(m);
     indent(p, level);
     pbd_Buf_AppendChar(&p->buf, '[');
     pbd_Buf_Append(&p->buf, url.data, url.size);
     pbd_Buf_AppendStr(&p->buf, "] ");
-    write_braced(p, m->any_payload, level, NULL);
+    write_braced(p, pbd_Message_AnyPayload(m), level, NULL);
     return;
   }
-  for (uint32_t fi = 0; fi < m->field_count; fi++) {
-    const pbd_Field *f = &m->fields[fi];
+  for (uint32_t fi = 0; fi < pbd_Message_FieldCount(m); fi++) {
+    const pbd_Field *f = &pbd_Message_Fields(m)[fi];
     for (uint32_t i = 0; i < f->count; i++) {
       indent(p, level);
       write_name(p, f);
@@ -233,9 +233,7 @@ int pbd_Cli_Cat(int argc, char **argv) {
   if (pbd_Cli_LoadSchema(&so, 0, &schema, stderr)) {
     pbd_TreeOptions topts = eff.tree;
     topts.hash_seed = 0; /* fixed: the output must not depend on the run */
-    topts.parallel = sysconf(_SC_NPROCESSORS_ONLN) > 1; /* same tree, sooner */
     topts.pool = schema.pool;
-    topts.record = topts.reuse = NULL;
     if (pbd_Cli_ReadInput(&eff, &schema, 0, path, NULL, eff.left_format, &topts, &in, stderr)) {
       Printer p = {.out = stdout, .float_bits = eff.tree.float_bits};
       for (size_t i = 0; i < in.nmsgs; i++) {

@@ -127,6 +127,8 @@ bool pbd_Cli_ReadInput(const pbd_CliOptions *o, const pbd_CliSchema *schema, int
                        const char *path, const char *display, pbd_InputFormat format,
                        const pbd_TreeOptions *topts, pbd_CliInput *in, FILE *err);
 void pbd_Cli_FreeInput(pbd_CliInput *in);
+/* Prints "pbdiff: NAME: MESSAGE at byte N (in PATH)" on err. */
+void pbd_Cli_PrintStatus(FILE *err, const char *name, const pbd_Status *s);
 
 /* Compares LEFT and RIGHT with the options (config already applied) and
  * writes the report to out and errors to err.  lname/rname are the names

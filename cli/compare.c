@@ -12,6 +12,7 @@
 #include <zlib.h>
 
 #include "cli.h"
+#include "pbdiff.h"
 #include "explain.h"
 #include "input.h"
 #include "jsonpb.h"
@@ -47,7 +48,7 @@ static bool ends_with(const char *s, const char *suffix) {
   return n >= k && strcmp(s + n - k, suffix) == 0;
 }
 
-static void print_status(FILE *err, const char *name, const pbd_Status *s) {
+void pbd_Cli_PrintStatus(FILE *err, const char *name, const pbd_Status *s) {
   char msg[1400];
   pbd_Status_Format(s, name, msg, sizeof msg);
   fprintf(err, "pbdiff: %s\n", msg);
@@ -75,7 +76,7 @@ static pbd_DefPool *load_pool(const pbd_StrList *sets, const pbd_StrList *protos
     }
     pbd_Input in;
     if (!pbd_Input_Open(&in, sets->v[i], &s)) {
-      print_status(err, sets->v[i], &s);
+      pbd_Cli_PrintStatus(err, sets->v[i], &s);
       goto fail;
     }
     bool ok = pbd_DefPool_AddFileDescriptorSet(pool, in.data, in.size, sets->v[i], &s);
@@ -92,11 +93,11 @@ static pbd_DefPool *load_pool(const pbd_StrList *sets, const pbd_StrList *protos
     }
   }
   if (nmore && !pbd_DefPool_AddProtoFiles(pool, more, nmore, includes->v, includes->n, &s)) {
-    print_status(err, NULL, &s);
+    pbd_Cli_PrintStatus(err, NULL, &s);
     goto fail;
   }
   if (!pbd_DefPool_Finalize(pool, &s)) {
-    print_status(err, "schema", &s);
+    pbd_Cli_PrintStatus(err, "schema", &s);
     goto fail;
   }
   free(more);
@@ -475,7 +476,7 @@ bool pbd_Cli_ReadInput(const pbd_CliOptions *o, const pbd_CliSchema *schema, int
   }
   if (!pbd_Input_Open(raw, path, &s)) {
     in->name = display ? display : pbd_Input_DisplayName(raw);
-    print_status(err, in->name, &s);
+    pbd_Cli_PrintStatus(err, in->name, &s);
     return false;
   }
   in->name = display ? display : pbd_Input_DisplayName(raw);
@@ -510,7 +511,7 @@ bool pbd_Cli_ReadInput(const pbd_CliOptions *o, const pbd_CliSchema *schema, int
     bool ok;
     if (format == kPbd_InputFormat_Json) {
       ok = pbd_JsonPb_ToBinary(schema->pool, schema->type, (const char *)in->data, in->size, &bin, &s);
-      if (!ok) print_status(err, in->name, &s);
+      if (!ok) pbd_Cli_PrintStatus(err, in->name, &s);
     } else {
       ok = encode_text(o, side, schema->type->full_name, in->data, in->size, &bin, in->name, err);
     }
@@ -530,7 +531,7 @@ bool pbd_Cli_ReadInput(const pbd_CliOptions *o, const pbd_CliSchema *schema, int
   }
   if (o->delimited) {
     if (!split_delimited(in, &s)) {
-      print_status(err, in->name, &s);
+      pbd_Cli_PrintStatus(err, in->name, &s);
       return false;
     }
   } else {
@@ -544,6 +545,7 @@ bool pbd_Cli_ReadInput(const pbd_CliOptions *o, const pbd_CliSchema *schema, int
     in->end[0] = in->size;
     in->nmsgs = 1;
   }
+  if (!topts) return true; /* ranges only: the caller hashes or compares them */
   in->roots = calloc(in->nmsgs ? in->nmsgs : 1, sizeof *in->roots);
   if (!in->roots) {
     fprintf(err, "pbdiff: out of memory\n");
@@ -558,7 +560,7 @@ bool pbd_Cli_ReadInput(const pbd_CliOptions *o, const pbd_CliSchema *schema, int
         snprintf(seg, sizeof seg, "[%zu]", i);
         pbd_Status_PrependPath(&s, seg);
       }
-      print_status(err, in->name, &s);
+      pbd_Cli_PrintStatus(err, in->name, &s);
       return false;
     }
   }
@@ -648,23 +650,12 @@ int pbd_Cli_ComparePair(const pbd_CliOptions *o, const char *lpath, const char *
     pbd_Cli_FreeSchema(&rs);
     return kExitTrouble;
   }
-  /* RIGHT shares every element whose bytes it has in common with LEFT
-   * (only ever with the same type and options). */
-  pbd_ElementIndex *idx = pbd_ElementIndex_New();
-  pbd_TreeOptions lt = o->tree, rt = o->tree;
-  /* a large LEFT is parsed on two threads (RIGHT mostly shares LEFT's) */
-  lt.parallel = !o->recursive && sysconf(_SC_NPROCESSORS_ONLN) > 1;
-  lt.hash_seed = rt.hash_seed = o->tree.hash_seed ? o->tree.hash_seed : pbd_RandomSeed();
-  lt.pool = ls.pool;
-  rt.pool = rs.pool;
-  lt.record = idx;
-  rt.reuse = idx;
   pbd_CliInput l, r;
   memset(&l, 0, sizeof l);
   memset(&r, 0, sizeof r);
   int status = kExitTrouble;
-  bool ok = idx && pbd_Cli_ReadInput(o, &ls, two ? 1 : 0, lpath, lname, o->left_format, &lt, &l, err);
-  ok = ok && pbd_Cli_ReadInput(o, &rs, two ? 2 : 0, rpath, rname, o->right_format, &rt, &r, err);
+  bool ok = pbd_Cli_ReadInput(o, &ls, two ? 1 : 0, lpath, lname, o->left_format, NULL, &l, err);
+  ok = ok && pbd_Cli_ReadInput(o, &rs, two ? 2 : 0, rpath, rname, o->right_format, NULL, &r, err);
   if (ok) {
     pbd_ReportOptions ro = o->report;
     pbd_Reporter *rep = o->quiet ? NULL : pbd_Reporter_New(o->format, out, &ro);
@@ -674,19 +665,29 @@ int pbd_Cli_ComparePair(const pbd_CliOptions *o, const char *lpath, const char *
       size_t n = 0;
       pbd_Status s;
       pbd_Status_Clear(&s);
-      int rc = 0;
-      if (o->delimited) {
-        rc = pbd_Diff_RunStream((const pbd_Message *const *)l.roots, l.nmsgs,
-                                (const pbd_Message *const *)r.roots, r.nmsgs, &ls.diff,
-                                o->quiet ? stop_at_first : pbd_Reporter_Edit,
-                                o->quiet ? (void *)&n : (void *)rep, o->quiet ? NULL : &n, &s);
-      } else {
-        rc = pbd_Diff_Run(l.roots[0], r.roots[0], &ls.diff,
-                          o->quiet ? stop_at_first : pbd_Reporter_Edit,
-                          o->quiet ? (void *)&n : (void *)rep, o->quiet ? NULL : &n, &s);
-      }
-      if (rc < 0) {
+      pbd_CompareOptions co = pbd_CompareOptions_Default();
+      co.type = ls.type;
+      co.pool = ls.pool;
+      co.right_type = rs.type;
+      co.right_pool = rs.pool;
+      co.equivalent = o->tree.equivalent;
+      co.ignore_unknown = o->tree.ignore_unknown;
+      co.strict = o->tree.strict;
+      co.max_depth = o->tree.max_depth;
+      co.hash_seed = o->tree.hash_seed;
+      co.parallel = !o->recursive && sysconf(_SC_NPROCESSORS_ONLN) > 1;
+      co.diff = ls.diff;
+      pbd_CompareInput li = {l.data, l.size, o->delimited, l.begin, l.end, l.nmsgs};
+      pbd_CompareInput ri = {r.data, r.size, o->delimited, r.begin, r.end, r.nmsgs};
+      pbd_CompareResult res;
+      int rc = pbd_Compare_Inputs(&li, &ri, &co, o->quiet ? stop_at_first : pbd_Reporter_Edit,
+                                  o->quiet ? (void *)&n : (void *)rep, &res, &s);
+      if (!o->quiet) n = res.n_edits;
+      if (rc < 0 && res.failed_input) {
+        pbd_Cli_PrintStatus(err, res.failed_input == 1 ? l.name : r.name, &s);
+      } else if (rc < 0) {
         fprintf(err, "pbdiff: %s\n", s.msg);
+
       } else {
         status = n ? kExitDifferent : kExitEqual;
         if (n == 0 && rep && o->explain) {
@@ -706,7 +707,6 @@ int pbd_Cli_ComparePair(const pbd_CliOptions *o, const char *lpath, const char *
   }
   pbd_Cli_FreeInput(&r);
   pbd_Cli_FreeInput(&l);
-  pbd_ElementIndex_Free(idx);
   pbd_Cli_FreeSchema(&ls);
   pbd_Cli_FreeSchema(&rs);
   return status;

@@ -4,7 +4,7 @@
  *   pbh1:<32 lowercase hex digits>  FILE
  *   pbh1:<32 lowercase hex digits>  FILE[N]        (--delimited, N from 0)
  *
- * The digits are the root message's canonical hash (lib/tree.c) taken with
+ * The digits are the root message's canonical hash (lib/canon.c) taken with
  * hash seed 0, the 128-bit value written high half first, big-endian (as
  * xxHash's canonical form).  Equal fingerprints mean equal meaning under the
  * same schema, type and options; docs/hash.md specifies the scheme, so that
@@ -33,12 +33,22 @@ static bool hash_input(const pbd_CliOptions *eff, const char *path) {
   if (pbd_Cli_LoadSchema(&so, 0, &schema, stderr)) {
     pbd_TreeOptions topts = eff->tree;
     topts.hash_seed = 0; /* the scheme's fixed seed (docs/hash.md) */
-    topts.parallel = sysconf(_SC_NPROCESSORS_ONLN) > 1; /* same tree, sooner */
     topts.pool = schema.pool;
-    topts.record = topts.reuse = NULL;
-    ok = pbd_Cli_ReadInput(eff, &schema, 0, path, NULL, eff->left_format, &topts, &in, stderr);
+    ok = pbd_Cli_ReadInput(eff, &schema, 0, path, NULL, eff->left_format, NULL, &in, stderr);
     for (size_t i = 0; ok && i < in.nmsgs; i++) {
-      pbd_Hash128 h = in.roots[i]->hash;
+      pbd_Hash128 h;
+      pbd_Status s;
+      pbd_Status_Clear(&s);
+      if (!pbd_Canon_Hash(schema.type, in.data, in.begin[i], in.end[i], &topts, NULL, &h, &s)) {
+        if (eff->delimited) {
+          char seg[32];
+          snprintf(seg, sizeof seg, "[%zu]", i);
+          pbd_Status_PrependPath(&s, seg);
+        }
+        pbd_Cli_PrintStatus(stderr, in.name, &s);
+        ok = false;
+        break;
+      }
       printf("%s:%016" PRIx64 "%016" PRIx64 "  %s", PBDIFF_HASH_SCHEME, h.hi, h.lo, path);
       if (eff->delimited) printf("[%zu]", i);
       putchar('\n');

@@ -15,6 +15,7 @@
 #include "explain.h"
 #include "format.h"
 #include "input.h"
+#include "pbdiff.h"
 #include "schema.h"
 #include "tree.h"
 
@@ -77,11 +78,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   const pbd_MessageDef *t = types[sel & 3];
   /* sel & 128: RIGHT read as another type, as across schema versions */
   const pbd_MessageDef *rt = sel & 128 ? types[(sel + 1) & 3] : t;
-  pbd_ElementIndex *idx = pbd_ElementIndex_New();
   pbd_Arena *la = pbd_Arena_New(), *ra = pbd_Arena_New();
   pbd_TreeOptions lo = o, ro = o;
-  lo.record = idx;
-  ro.reuse = idx;
   pbd_Status s;
   pbd_Status_Clear(&s);
   /* exact-size copies so that ASan sees any over-read */
@@ -102,6 +100,23 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     if (sel & 64) d.partial = true;
     size_t n = 0;
     pbd_Diff_Run(lm, rm, &d, format_edit, &b, &n, &s);
+    /* the pipeline (hash pass, then shallow trees) reports the same edits */
+    pbd_CompareOptions co = pbd_CompareOptions_Default();
+    co.type = t;
+    co.right_type = rt;
+    co.pool = pool;
+    co.equivalent = o.equivalent;
+    co.ignore_unknown = o.ignore_unknown;
+    co.max_depth = o.max_depth;
+    co.hash_seed = o.hash_seed;
+    co.diff = d;
+    pbd_Buf b2 = {0};
+    size_t n2 = 0;
+    pbd_CompareResult res;
+    if (pbd_Compare(l, mid, r, size - mid, &co, format_edit, &b2, &res, &s) < 0) abort();
+    n2 = res.n_edits;
+    if (n2 != n || (n && strcmp(b.data, b2.data) != 0)) abort();
+    pbd_Buf_Free(&b2);
     /* never a wrong "equal": without options that relax the comparison,
      * a walk that finds nothing means the hashes agree */
     bool relaxed = d.rule_count || d.ignore_count || d.float_margin > 0 || d.partial;
@@ -128,7 +143,6 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   }
   pbd_Arena_Free(ra);
   pbd_Arena_Free(la);
-  pbd_ElementIndex_Free(idx);
   free(l);
   free(r);
   return 0;

@@ -228,7 +228,7 @@ static bool values_equal(const Walk *w, const pbd_Value *a, const pbd_Value *b) 
     case kPbd_Value_Message:
     case kPbd_Value_LenMessage:
     case kPbd_Value_Group:
-      if (!a->m || !b->m) return (a->m ? a->m->field_count : 0) == (b->m ? b->m->field_count : 0);
+      if (!a->m || !b->m) return (a->m ? pbd_Message_FieldCount(a->m) : 0) == (b->m ? pbd_Message_FieldCount(b->m) : 0);
       return pbd_Hash128_Equal(a->m->hash, b->m->hash);
     default: return a->u == b->u;
   }
@@ -297,8 +297,8 @@ static int diff_values(Walk *w, const pbd_Value *l, const pbd_Value *r) {
 static double similarity(const Walk *w, const pbd_Message *a, const pbd_Message *b) {
   if (!a || !b) return 0;
   uint32_t i = 0, j = 0, same = 0;
-  while (i < a->field_count && j < b->field_count) {
-    const pbd_Field *x = &a->fields[i], *y = &b->fields[j];
+  while (i < pbd_Message_FieldCount(a) && j < pbd_Message_FieldCount(b)) {
+    const pbd_Field *x = &pbd_Message_Fields(a)[i], *y = &pbd_Message_Fields(b)[j];
     if (x->number != y->number || (x->def == NULL) != (y->def == NULL)) {
       if (x->number < y->number || (x->number == y->number && x->def)) i++;
       else j++;
@@ -312,7 +312,7 @@ static double similarity(const Walk *w, const pbd_Message *a, const pbd_Message 
     same += eq;
     i++, j++;
   }
-  uint32_t total = a->field_count + b->field_count;
+  uint32_t total = pbd_Message_FieldCount(a) + pbd_Message_FieldCount(b);
   return total ? 2.0 * same / total : 1.0;
 }
 
@@ -694,7 +694,7 @@ static int field_only(Walk *w, const pbd_Field *f, bool in_left) {
   }
   bool at_default;
   if (v.kind == kPbd_Value_Message) {
-    at_default = v.m->field_count == 0 && !v.m->any_payload;
+    at_default = pbd_Message_FieldCount(v.m) == 0 && !pbd_Message_AnyPayload(v.m);
   } else {
     pbd_Value d = pbd_FieldDef_DefaultValue(fd);
     at_default = (is_float_kind(v.kind) && pbd_Value_FloatEqual(v.kind, v.u, d.u)) ||
@@ -732,9 +732,9 @@ static int diff_fields(Walk *w, const pbd_Message *l, const pbd_Message *r) {
   uint32_t i = 0, j = 0;
   size_t mark = w->path.len;
   int rc = 0;
-  while ((i < l->field_count || j < r->field_count) && !rc && !w->oom) {
-    const pbd_Field *lf = i < l->field_count ? &l->fields[i] : NULL;
-    const pbd_Field *rf = j < r->field_count ? &r->fields[j] : NULL;
+  while ((i < pbd_Message_FieldCount(l) || j < pbd_Message_FieldCount(r)) && !rc && !w->oom) {
+    const pbd_Field *lf = i < pbd_Message_FieldCount(l) ? &pbd_Message_Fields(l)[i] : NULL;
+    const pbd_Field *rf = j < pbd_Message_FieldCount(r) ? &pbd_Message_Fields(r)[j] : NULL;
     int c = !lf ? 1 : !rf ? -1 : order_fields(lf, rf);
     const pbd_Field *f = c <= 0 ? lf : rf;
     push_field(w, f);
@@ -757,14 +757,14 @@ static int diff_fields(Walk *w, const pbd_Message *l, const pbd_Message *r) {
 static int diff_message(Walk *w, const pbd_Message *l, const pbd_Message *r) {
   if (l == r || pbd_Hash128_Equal(l->hash, r->hash)) return 0;
   pbd_StrView lu = pbd_Message_AnyTypeUrl(l), ru = pbd_Message_AnyTypeUrl(r);
-  if (l->any_payload && r->any_payload && lu.size == ru.size && !memcmp(lu.data, ru.data, lu.size)) {
+  if (pbd_Message_AnyPayload(l) && pbd_Message_AnyPayload(r) && lu.size == ru.size && !memcmp(lu.data, ru.data, lu.size)) {
     /* Rule 11: an Any is compared through its unpacked payload. */
     size_t mark = w->path.len;
     if (w->path.len) pbd_Buf_AppendChar(&w->path, '.');
     pbd_Buf_AppendChar(&w->path, '[');
     pbd_Buf_Append(&w->path, lu.data, lu.size);
     pbd_Buf_AppendChar(&w->path, ']');
-    int rc = diff_message(w, l->any_payload, r->any_payload);
+    int rc = diff_message(w, pbd_Message_AnyPayload(l), pbd_Message_AnyPayload(r));
     pbd_Buf_Truncate(&w->path, mark);
     return rc;
   }

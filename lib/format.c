@@ -105,9 +105,9 @@ static bool seconds_nanos(const pbd_Message *m, int64_t *secs, int64_t *nanos) {
   *secs = 0;
   *nanos = 0;
   if (!m) return true;
-  if (m->any_payload) return false;
-  for (uint32_t i = 0; i < m->field_count; i++) {
-    const pbd_Field *f = &m->fields[i];
+  if (pbd_Message_AnyPayload(m)) return false;
+  for (uint32_t i = 0; i < pbd_Message_FieldCount(m); i++) {
+    const pbd_Field *f = &pbd_Message_Fields(m)[i];
     if (f->count == 0) continue;
     if (!f->def || f->kind != kPbd_Value_Int || (f->number != 1 && f->number != 2)) return false;
     pbd_Value v = pbd_Field_Value(f, f->count - 1);
@@ -268,18 +268,18 @@ static size_t text_body(pbd_Buf *out, const pbd_Message *m, const pbd_TextOption
                         int level) {
   if (!m) return 0;
   size_t n = 0;
-  if (m->any_payload) {
+  if (pbd_Message_AnyPayload(m)) {
     if (o->multiline) write_indent(out, level);
     pbd_Buf_AppendChar(out, '[');
     pbd_Buf_Append(out, pbd_Message_AnyTypeUrl(m).data, pbd_Message_AnyTypeUrl(m).size);
     pbd_Buf_AppendStr(out, "] ");
-    pbd_Value pv = {.kind = kPbd_Value_Message, .field = NULL, .m = m->any_payload};
+    pbd_Value pv = {.kind = kPbd_Value_Message, .field = NULL, .m = pbd_Message_AnyPayload(m)};
     text_value(out, &pv, o, level);
     if (o->multiline) pbd_Buf_AppendChar(out, '\n');
     return 1;
   }
-  for (uint32_t fi = 0; fi < m->field_count; fi++) {
-    const pbd_Field *f = &m->fields[fi];
+  for (uint32_t fi = 0; fi < pbd_Message_FieldCount(m); fi++) {
+    const pbd_Field *f = &pbd_Message_Fields(m)[fi];
     for (uint32_t i = 0; i < f->count; i++) {
       pbd_Value v = pbd_Field_Value(f, i);
       if (o->multiline) write_indent(out, level);
@@ -313,7 +313,7 @@ static size_t text_body(pbd_Buf *out, const pbd_Message *m, const pbd_TextOption
 }
 
 static bool message_is_empty(const pbd_Message *m) {
-  return !m || (m->field_count == 0 && !m->any_payload);
+  return !m || (pbd_Message_FieldCount(m) == 0 && !pbd_Message_AnyPayload(m));
 }
 
 static void text_message_value(pbd_Buf *out, const pbd_Message *m, const pbd_TextOptions *o,
@@ -518,8 +518,8 @@ static void json_map_key(pbd_Buf *out, const pbd_Value *k) {
 }
 
 static void json_object_fields(pbd_Buf *out, const pbd_Message *m, bool first) {
-  for (uint32_t fi = 0; fi < m->field_count; fi++) {
-    const pbd_Field *f = &m->fields[fi];
+  for (uint32_t fi = 0; fi < pbd_Message_FieldCount(m); fi++) {
+    const pbd_Field *f = &pbd_Message_Fields(m)[fi];
     if (f->count == 0) continue;
     if (!first) pbd_Buf_AppendStr(out, ", ");
     first = false;
@@ -567,15 +567,15 @@ static bool json_wkt(pbd_Buf *out, const pbd_Value *v);
 
 static void json_message(pbd_Buf *out, const pbd_Message *m) {
   pbd_Buf_AppendChar(out, '{');
-  if (m && m->any_payload) {
+  if (m && pbd_Message_AnyPayload(m)) {
     pbd_Buf_AppendStr(out, "\"@type\": ");
     pbd_Format_JsonString(out, pbd_Message_AnyTypeUrl(m).data, pbd_Message_AnyTypeUrl(m).size);
-    pbd_Value pv = {.kind = kPbd_Value_Message, .field = NULL, .m = m->any_payload};
+    pbd_Value pv = {.kind = kPbd_Value_Message, .field = NULL, .m = pbd_Message_AnyPayload(m)};
     size_t mark = out->len;
     pbd_Buf_AppendStr(out, ", \"value\": ");
     if (!json_wkt(out, &pv)) {
       pbd_Buf_Truncate(out, mark);
-      json_object_fields(out, m->any_payload, false);
+      json_object_fields(out, pbd_Message_AnyPayload(m), false);
     }
   } else if (m) {
     json_object_fields(out, m, true);
@@ -588,9 +588,9 @@ static void json_message(pbd_Buf *out, const pbd_Message *m) {
  * (a bit set of numbers 1..31). */
 static bool only_fields(const pbd_Message *m, uint32_t allowed) {
   if (!m) return true;
-  if (m->any_payload) return false;
-  for (uint32_t i = 0; i < m->field_count; i++) {
-    const pbd_Field *f = &m->fields[i];
+  if (pbd_Message_AnyPayload(m)) return false;
+  for (uint32_t i = 0; i < pbd_Message_FieldCount(m); i++) {
+    const pbd_Field *f = &pbd_Message_Fields(m)[i];
     if (f->count == 0) continue;
     if (!f->def || f->number >= 32 || !(allowed >> f->number & 1)) return false;
   }
@@ -611,8 +611,8 @@ static bool json_list(pbd_Buf *out, const pbd_Message *m);
 static bool json_struct_value(pbd_Buf *out, const pbd_Message *m) {
   if (!m || !only_fields(m, 0x7e)) return false;
   const pbd_Field *f = NULL;
-  for (uint32_t i = 0; i < m->field_count; i++)
-    if (m->fields[i].count > 0) f = &m->fields[i];
+  for (uint32_t i = 0; i < pbd_Message_FieldCount(m); i++)
+    if (pbd_Message_Fields(m)[i].count > 0) f = &pbd_Message_Fields(m)[i];
   if (!f) return false; /* nothing set: not a valid Value */
   pbd_Value v = pbd_Field_Value(f, f->count - 1);
   switch (f->number) {
@@ -722,7 +722,7 @@ static bool json_wkt_form(pbd_Buf *out, const pbd_Value *v) {
   if (strcmp(n, "ListValue") == 0) return json_list(out, v->m);
   if (strcmp(n, "Value") == 0) return json_struct_value(out, v->m);
   if (strcmp(n, "FieldMask") == 0) return json_field_mask(out, v->m);
-  if (strcmp(n, "Any") == 0 && v->m && v->m->any_payload) { /* an Any in an Any: "value" */
+  if (strcmp(n, "Any") == 0 && v->m && pbd_Message_AnyPayload(v->m)) { /* an Any in an Any: "value" */
     json_message(out, v->m);
     return true;
   }

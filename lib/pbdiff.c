@@ -1,5 +1,11 @@
+/* pbdiff — the comparison pipeline (pbdiff.h): hash both inputs with no
+ * tree, stop when the hashes say equal, else walk shallow trees that read
+ * only the levels where hashes differ. */
 #include "pbdiff.h"
 
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 pbd_CompareOptions pbd_CompareOptions_Default(void) {
@@ -8,58 +14,192 @@ pbd_CompareOptions pbd_CompareOptions_Default(void) {
   return o;
 }
 
+/* Below this many bytes in all, a second thread costs more than it saves. */
+enum { kThreadMinBytes = 1 << 20 };
+
+/* One side of a comparison: its messages' hashes, and what is needed to
+ * read them again where they differ. */
+typedef struct {
+  const pbd_CompareInput *in;
+  const pbd_MessageDef *type;
+  pbd_TreeOptions t;
+  size_t count;
+  pbd_Hash128 *hashes;
+  pbd_HashCache *cache;
+  pbd_Status s;
+  bool ok;
+} Side;
+
+static size_t msg_begin(const pbd_CompareInput *in, size_t i) { return in->stream ? in->begin[i] : 0; }
+static size_t msg_end(const pbd_CompareInput *in, size_t i) { return in->stream ? in->end[i] : in->size; }
+
+static const uint8_t kEmpty[1] = {0};
+
+static const uint8_t *side_data(const Side *sd) { return sd->in->data ? sd->in->data : kEmpty; }
+
+static void *hash_side(void *arg) {
+  Side *sd = arg;
+  sd->ok = true;
+  for (size_t i = 0; i < sd->count && sd->ok; i++) {
+    sd->ok = pbd_Canon_Hash(sd->type, side_data(sd), msg_begin(sd->in, i), msg_end(sd->in, i),
+                            &sd->t, sd->cache, &sd->hashes[i], &sd->s);
+    if (!sd->ok && sd->in->stream) {
+      char seg[32];
+      snprintf(seg, sizeof seg, "[%zu]", i);
+      pbd_Status_PrependPath(&sd->s, seg);
+    }
+  }
+  return NULL;
+}
+
+static bool side_init(Side *sd, const pbd_CompareInput *in, const pbd_MessageDef *type,
+                      const pbd_DefPool *pool, const pbd_CompareOptions *o, uint64_t seed,
+                      bool want_cache) {
+  memset(sd, 0, sizeof *sd);
+  sd->in = in;
+  sd->type = type;
+  sd->t.max_depth = o->max_depth;
+  sd->t.equivalent = o->equivalent;
+  sd->t.ignore_unknown = o->ignore_unknown;
+  sd->t.strict = o->strict;
+  sd->t.float_bits = o->diff.float_bits;
+  sd->t.pool = pool;
+  sd->t.hash_seed = seed;
+  sd->count = in->stream ? in->count : 1;
+  pbd_Status_Clear(&sd->s);
+  sd->hashes = calloc(sd->count ? sd->count : 1, sizeof *sd->hashes);
+  /* a quarter of the input's size for the hashes of its larger messages:
+   * what a walk needs to skip them without reading them again */
+  if (want_cache) sd->cache = pbd_HashCache_New(in->size / 4);
+  return sd->hashes && (!want_cache || sd->cache);
+}
+
+static void side_free(Side *sd) {
+  free(sd->hashes);
+  pbd_HashCache_Free(sd->cache);
+}
+
+static bool same_bytes(const pbd_CompareInput *l, const pbd_CompareInput *r) {
+  if (l->size != r->size || l->stream != r->stream) return false;
+  if (l->stream && l->count && (l->count != r->count ||
+                   memcmp(l->begin, r->begin, sizeof *l->begin * l->count) ||
+                   memcmp(l->end, r->end, sizeof *l->end * l->count)))
+    return false;
+  return l->size == 0 || l->data == r->data || memcmp(l->data, r->data, l->size) == 0;
+}
+
+/* Hashes both sides, RIGHT on a second thread when it pays. */
+static void hash_sides(Side *l, Side *r, bool parallel) {
+  pthread_t th;
+  bool threaded = parallel && l->in->size + r->in->size >= kThreadMinBytes &&
+                  pthread_create(&th, NULL, hash_side, r) == 0;
+  hash_side(l);
+  if (threaded) pthread_join(th, NULL);
+  else if (l->ok) hash_side(r);
+}
+
+static bool hashes_equal(const Side *l, const Side *r) {
+  if (l->count != r->count) return false;
+  for (size_t i = 0; i < l->count; i++)
+    if (!pbd_Hash128_Equal(l->hashes[i], r->hashes[i])) return false;
+  return true;
+}
+
 static int count_only(void *ctx, const pbd_Edit *e) {
   (void)ctx, (void)e;
   return 1; /* the first difference settles the verdict */
 }
 
-int pbd_Compare(const uint8_t *left, size_t left_size, const uint8_t *right, size_t right_size,
-                const pbd_CompareOptions *o, pbd_EditFunc *fn, void *ctx,
-                pbd_CompareResult *result, pbd_Status *s) {
+/* The roots of one side as shallow trees. */
+static pbd_Message **shallow_roots(Side *sd, pbd_LazyTree *t) {
+  pbd_Message **roots = calloc(sd->count ? sd->count : 1, sizeof *roots);
+  for (size_t i = 0; roots && i < sd->count; i++) {
+    roots[i] = pbd_LazyTree_Root(t, sd->type, msg_begin(sd->in, i), msg_end(sd->in, i),
+                                 sd->hashes[i]);
+    if (!roots[i]) {
+      free(roots);
+      return NULL;
+    }
+  }
+  return roots;
+}
+
+/* The walk over shallow trees, for the inputs whose hashes differ. */
+static int walk(Side *l, Side *r, const pbd_CompareOptions *o, pbd_EditFunc *fn, void *ctx,
+                size_t *n, pbd_CompareResult *result, pbd_Status *s) {
+  pbd_Arena *la = pbd_Arena_New(), *ra = pbd_Arena_New();
+  pbd_LazyTree *lt = la ? pbd_LazyTree_New(side_data(l), &l->t, l->cache, la) : NULL;
+  pbd_LazyTree *rt = ra ? pbd_LazyTree_New(side_data(r), &r->t, r->cache, ra) : NULL;
+  pbd_Message **lr = lt ? shallow_roots(l, lt) : NULL, **rr = rt ? shallow_roots(r, rt) : NULL;
+  int rc = -1;
+  if (!lr || !rr) {
+    pbd_Status_SetError(s, kPbd_Status_OutOfMemory, "out of memory");
+  } else if (l->in->stream) {
+    rc = pbd_Diff_RunStream((const pbd_Message *const *)lr, l->count,
+                            (const pbd_Message *const *)rr, r->count, &o->diff, fn, ctx, n, s);
+  } else {
+    rc = pbd_Diff_Run(lr[0], rr[0], &o->diff, fn, ctx, n, s);
+  }
+  if (rc >= 0 && !pbd_LazyTree_Ok(lt, s)) rc = -1, result->failed_input = 1;
+  else if (rc >= 0 && !pbd_LazyTree_Ok(rt, s)) rc = -1, result->failed_input = 2;
+  free(lr);
+  free(rr);
+  pbd_LazyTree_Free(lt);
+  pbd_LazyTree_Free(rt);
+  pbd_Arena_Free(la);
+  pbd_Arena_Free(ra);
+  return rc;
+}
+
+int pbd_Compare_Inputs(const pbd_CompareInput *left, const pbd_CompareInput *right,
+                       const pbd_CompareOptions *o, pbd_EditFunc *fn, void *ctx,
+                       pbd_CompareResult *result, pbd_Status *s) {
   pbd_CompareResult dummy;
   if (!result) result = &dummy;
   memset(result, 0, sizeof *result);
-  pbd_TreeOptions t;
-  memset(&t, 0, sizeof t);
-  t.max_depth = o->max_depth;
-  t.equivalent = o->equivalent;
-  t.ignore_unknown = o->ignore_unknown;
-  t.strict = o->strict;
-  t.float_bits = o->diff.float_bits;
-  t.pool = o->pool;
-  t.parallel = o->parallel;
-  t.hash_seed = pbd_RandomSeed(); /* crafted collisions do not carry over */
-  pbd_Arena *la = pbd_Arena_New(), *ra = pbd_Arena_New();
-  pbd_ElementIndex *idx = pbd_ElementIndex_New();
+  const pbd_MessageDef *rtype = o->right_type ? o->right_type : o->type;
+  const pbd_DefPool *rpool = o->right_pool ? o->right_pool : o->pool;
+  uint64_t seed = o->hash_seed ? o->hash_seed : pbd_RandomSeed();
+  /* identical bytes read the same way: one validating pass decides */
+  bool identical = rtype == o->type && rpool == o->pool && same_bytes(left, right);
+  Side l, r;
   int rc = -1;
-  if (!la || !ra || !idx) {
+  bool ok = side_init(&l, left, o->type, o->pool, o, seed, !identical);
+  ok = side_init(&r, right, rtype, rpool, o, seed, !identical) && ok;
+  if (!ok) {
     pbd_Status_SetError(s, kPbd_Status_OutOfMemory, "out of memory");
     goto done;
   }
-  /* RIGHT shares the elements it has byte for byte in common with LEFT. */
-  pbd_TreeOptions lt = t, rt = t;
-  lt.record = idx;
-  rt.reuse = idx;
-  static const uint8_t kEmpty[1] = {0};
-  pbd_Message *lm = pbd_Tree_Parse(o->type, left ? left : kEmpty, 0, left_size, &lt, la, s);
-  if (!lm) {
-    result->failed_input = s->code == kPbd_Status_OutOfMemory ? 0 : 1;
-    goto done;
+  if (identical) {
+    hash_side(&l);
+    r.ok = l.ok;
+  } else {
+    hash_sides(&l, &r, o->parallel);
   }
-  pbd_Message *rm = pbd_Tree_Parse(o->type, right ? right : kEmpty, 0, right_size, &rt, ra, s);
-  if (!rm) {
-    result->failed_input = s->code == kPbd_Status_OutOfMemory ? 0 : 2;
+  if (!l.ok || !r.ok) {
+    const Side *bad = !l.ok ? &l : &r;
+    *s = bad->s;
+    result->failed_input = s->code == kPbd_Status_OutOfMemory ? 0 : !l.ok ? 1 : 2;
     goto done;
   }
   size_t n = 0;
-  int walk = pbd_Diff_Run(lm, rm, &o->diff, fn ? fn : count_only, ctx, &n, s);
-  if (walk < 0) goto done;
+  if (!identical && !hashes_equal(&l, &r)) {
+    rc = walk(&l, &r, o, fn ? fn : count_only, ctx, &n, result, s);
+    if (rc < 0) goto done;
+  }
   result->n_edits = n;
   result->equal = n == 0;
   rc = n == 0 ? 0 : 1;
 done:
-  pbd_Arena_Free(ra);
-  pbd_Arena_Free(la);
-  pbd_ElementIndex_Free(idx);
+  side_free(&l);
+  side_free(&r);
   return rc;
+}
+
+int pbd_Compare(const uint8_t *left, size_t left_size, const uint8_t *right, size_t right_size,
+                const pbd_CompareOptions *o, pbd_EditFunc *fn, void *ctx,
+                pbd_CompareResult *result, pbd_Status *s) {
+  pbd_CompareInput l = {left, left_size, false, NULL, NULL, 1};
+  pbd_CompareInput r = {right, right_size, false, NULL, NULL, 1};
+  return pbd_Compare_Inputs(&l, &r, o, fn, ctx, result, s);
 }

@@ -23,6 +23,7 @@
 #define PBD_PBDIFF_H_
 
 #include "base.h"
+#include "canon.h"
 #include "diff.h"
 #include "format.h"
 #include "schema.h"
@@ -41,12 +42,18 @@ extern "C" {
 typedef struct {
   const pbd_MessageDef *type;  /* the message type; NULL compares without a schema */
   const pbd_DefPool *pool;     /* the schema (resolves Any payloads); may be NULL */
+  /* RIGHT's own schema and type, to compare across two versions of a
+   * schema by field number; NULL: LEFT's. */
+  const pbd_MessageDef *right_type;
+  const pbd_DefPool *right_pool;
   bool equivalent;             /* a field set to its default equals an unset one */
   bool ignore_unknown;         /* unknown fields take no part */
   bool strict;                 /* an unknown field is an error */
   int max_depth;               /* nesting limit; 0: 100 */
-  bool parallel;               /* a large LEFT may be parsed on a second thread
-                                  (same result; off by default) */
+  bool parallel;               /* hash the two inputs on two threads (same result;
+                                  off by default) */
+  uint64_t hash_seed;          /* 0: a random seed per call (so that crafted
+                                  collisions do not carry over) */
   pbd_DiffOptions diff;        /* floats, matching rules, ignores, partial scope */
 } pbd_CompareOptions;
 
@@ -55,6 +62,16 @@ typedef struct {
   size_t n_edits;              /* edits delivered (all of them unless the callback stopped) */
   int failed_input;            /* on error: 1 LEFT, 2 RIGHT, 0 neither (out of memory) */
 } pbd_CompareResult;
+
+/* One input: a buffer holding one message, or a stream of messages at the
+ * given ranges (--delimited: paths then start with the message's index). */
+typedef struct {
+  const uint8_t *data;
+  size_t size;
+  bool stream;                 /* false: one message, the whole buffer */
+  const size_t *begin, *end;   /* a stream's messages: data[begin[i], end[i]) */
+  size_t count;
+} pbd_CompareInput;
 
 /* Default options: schemaless, rule by rule as docs/semantics.md says. */
 pbd_CompareOptions pbd_CompareOptions_Default(void);
@@ -67,6 +84,16 @@ pbd_CompareOptions pbd_CompareOptions_Default(void);
 int pbd_Compare(const uint8_t *left, size_t left_size, const uint8_t *right, size_t right_size,
                 const pbd_CompareOptions *o, pbd_EditFunc *fn, void *ctx,
                 pbd_CompareResult *result, pbd_Status *s);
+
+/* The pipeline behind pbd_Compare, for one message or two streams: both
+ * inputs are hashed without a tree (lib/canon.h; on two threads with
+ * o->parallel); equal root hashes are the answer; otherwise the two are
+ * walked as shallow trees (lib/tree.h), each level read only where hashes
+ * differ.  Errors name the stream message (`[3]`) in the status path.
+ * Returns as pbd_Compare. */
+int pbd_Compare_Inputs(const pbd_CompareInput *left, const pbd_CompareInput *right,
+                       const pbd_CompareOptions *o, pbd_EditFunc *fn, void *ctx,
+                       pbd_CompareResult *result, pbd_Status *s);
 
 #ifdef __cplusplus
 }

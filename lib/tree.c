@@ -13,8 +13,6 @@
 #include "tree.h"
 
 #include <math.h>
-#include <pthread.h>
-#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -22,6 +20,7 @@
 #define XXH_INLINE_ALL
 #include <xxhash.h>
 
+#include "canon_internal.h"
 #include "wire.h"
 
 typedef struct {
@@ -52,7 +51,7 @@ typedef struct {
   int max_depth;
   bool schemaless;
   const pbd_MessageDef *any;  /* google.protobuf.Any in the pool, or NULL */
-  struct Parallel *par;       /* elements parsed by a second thread, or NULL */
+  struct pbd_LazyTree *lazy;  /* shallow reading: sub-messages stay unread, or NULL */
 } Ctx;
 
 static size_t off(const Ctx *c, const uint8_t *p) { return (size_t)(p - c->buf); }
@@ -64,42 +63,10 @@ static bool oom(Ctx *c) {
 
 /* ---- Value kinds ------------------------------------------------------- */
 
-/* pbd_FieldType_WireType as a table: it is asked for every field read. */
-static const uint8_t kWireTypeOf[19] = {
-    [kPbd_Type_Double] = kPbd_WireType_Fixed64,   [kPbd_Type_Float] = kPbd_WireType_Fixed32,
-    [kPbd_Type_Int64] = kPbd_WireType_Varint,     [kPbd_Type_UInt64] = kPbd_WireType_Varint,
-    [kPbd_Type_Int32] = kPbd_WireType_Varint,     [kPbd_Type_Fixed64] = kPbd_WireType_Fixed64,
-    [kPbd_Type_Fixed32] = kPbd_WireType_Fixed32,  [kPbd_Type_Bool] = kPbd_WireType_Varint,
-    [kPbd_Type_String] = kPbd_WireType_Delimited, [kPbd_Type_Group] = kPbd_WireType_StartGroup,
-    [kPbd_Type_Message] = kPbd_WireType_Delimited, [kPbd_Type_Bytes] = kPbd_WireType_Delimited,
-    [kPbd_Type_UInt32] = kPbd_WireType_Varint,    [kPbd_Type_Enum] = kPbd_WireType_Varint,
-    [kPbd_Type_SFixed32] = kPbd_WireType_Fixed32, [kPbd_Type_SFixed64] = kPbd_WireType_Fixed64,
-    [kPbd_Type_SInt32] = kPbd_WireType_Varint,    [kPbd_Type_SInt64] = kPbd_WireType_Varint,
-};
-
-static int wire_type_of(pbd_FieldType t) { return (unsigned)t < 19 ? kWireTypeOf[t] : -1; }
-
-static pbd_ValueKind kind_of_type(pbd_FieldType t) {
-  switch (t) {
-    case kPbd_Type_Int32: case kPbd_Type_Int64: case kPbd_Type_SInt32:
-    case kPbd_Type_SInt64: case kPbd_Type_SFixed32: case kPbd_Type_SFixed64:
-      return kPbd_Value_Int;
-    case kPbd_Type_UInt32: case kPbd_Type_UInt64: case kPbd_Type_Fixed32:
-    case kPbd_Type_Fixed64:
-      return kPbd_Value_UInt;
-    case kPbd_Type_Bool: return kPbd_Value_Bool;
-    case kPbd_Type_Enum: return kPbd_Value_Enum;
-    case kPbd_Type_Float: return kPbd_Value_Float;
-    case kPbd_Type_Double: return kPbd_Value_Double;
-    case kPbd_Type_String: return kPbd_Value_String;
-    case kPbd_Type_Bytes: return kPbd_Value_Bytes;
-    case kPbd_Type_Message: case kPbd_Type_Group: return kPbd_Value_Message;
-  }
-  return kPbd_Value_None;
-}
-
-static bool kind_is_scalar(pbd_ValueKind k) { return k >= kPbd_Value_Int && k <= kPbd_Value_Double; }
-static bool kind_is_str(pbd_ValueKind k) { return k == kPbd_Value_String || k == kPbd_Value_Bytes; }
+static int wire_type_of(pbd_FieldType t) { return pbd_WireTypeOf(t); }
+static pbd_ValueKind kind_of_type(pbd_FieldType t) { return pbd_ValueKindOf(t); }
+static bool kind_is_scalar(pbd_ValueKind k) { return pbd_ValueKind_IsScalar(k); }
+static bool kind_is_str(pbd_ValueKind k) { return pbd_ValueKind_IsStr(k); }
 
 uint64_t pbd_FieldType_DecodeScalar(pbd_FieldType t, uint64_t raw) {
   switch (t) {
@@ -116,27 +83,6 @@ uint64_t pbd_FieldType_DecodeScalar(pbd_FieldType t, uint64_t raw) {
     default:
       return raw;
   }
-}
-
-/* ---- UTF-8 ---------------------------------------------------------------- */
-
-/* Returns the offset of the first invalid byte, or n when s is valid UTF-8. */
-static size_t utf8_invalid_at(const uint8_t *s, size_t n) {
-  size_t i = 0;
-  while (i < n) {
-    if (n - i >= 8) { /* ASCII fast path */
-      uint64_t w;
-      memcpy(&w, s + i, 8);
-      if (!(w & 0x8080808080808080ull)) {
-        i += 8;
-        continue;
-      }
-    }
-    size_t len = pbd_Utf8_SequenceLength(s + i, n - i);
-    if (!len) return i;
-    i += len;
-  }
-  return n;
 }
 
 /* ---- Builders ------------------------------------------------------------- */
@@ -238,150 +184,6 @@ static bool add_unknown(Ctx *c, Builder *b, uint32_t number, pbd_UnknownValue v)
   return true;
 }
 
-/* ---- Element index ------------------------------------------------------ */
-
-/* Elements smaller than this are parsed again rather than looked up: the
- * lookup would cost about as much as the parse. */
-enum { kIndexMinBytes = 48 };
-
-typedef struct {
-  uint64_t key;            /* 0: empty slot */
-  const uint8_t *data;
-  size_t size;
-  const pbd_MessageDef *type;
-  int depth;
-  pbd_Message *m;
-  size_t pos;              /* position in the list */
-} IndexEntry;
-
-/* Recording appends elements to a list (cheap, sequential); the hash table
- * is built from it on the first lookup, so that a comparison that never
- * looks anything up (RIGHT identical to LEFT as a whole) never pays for it. */
-struct pbd_ElementIndex {
-  IndexEntry *list;
-  size_t count, cap;
-  IndexEntry *slots;       /* open addressing, built lazily */
-  size_t mask;
-  bool built, failed;
-  IndexEntry root;         /* the whole first input, always kept */
-  pbd_TreeOptions opts;    /* the options it was recorded with */
-  bool have_opts;
-  size_t cursor;           /* where in `list` the next lookup probably hits */
-  size_t misses;           /* lookups in a row the cursor missed */
-};
-
-/* A second input is read in the same order as the first, so the element
- * after the last one found is usually the next one asked for: the lookup
- * tries the few entries around the cursor before hashing (a hit then costs
- * one memcmp).  The window covers small elements recorded between two
- * large ones, and elements swapped nearby. */
-enum { kCursorWindow = 8 };
-/* A changed element misses the cursor once; only a run of misses (the
- * inputs out of step: elements inserted, removed or reordered) pays for
- * hashing every recorded element into a table. */
-enum { kMissesBeforeTable = 16 };
-
-pbd_ElementIndex *pbd_ElementIndex_New(void) { return calloc(1, sizeof(pbd_ElementIndex)); }
-
-void pbd_ElementIndex_Free(pbd_ElementIndex *idx) {
-  if (!idx) return;
-  free(idx->list);
-  free(idx->slots);
-  free(idx);
-}
-
-static uint64_t element_key(const uint8_t *p, size_t n, const pbd_MessageDef *type, int depth) {
-  uint64_t k = XXH3_64bits_withSeed(p, n, (uint64_t)(uintptr_t)type ^ (uint64_t)depth << 56);
-  return k ? k : 1;
-}
-
-/* Records a finished element (best effort: out of memory only stops the
- * index from growing). */
-static void index_add(Ctx *c, const uint8_t *p, size_t n, int depth, pbd_Message *m) {
-  pbd_ElementIndex *idx = c->o->record;
-  if (!idx) return;
-  if (!idx->have_opts) {
-    idx->opts = *c->o;
-    idx->opts.record = NULL;
-    idx->have_opts = true;
-  }
-  IndexEntry e = {0, p, n, m->def, depth, m, idx->count};
-  /* Roots go to the list too: the messages of a delimited stream. */
-  if (depth == 0 && !idx->root.data) idx->root = e;
-  if (n < kIndexMinBytes || idx->failed) return;
-  if (idx->count == idx->cap) {
-    size_t cap = idx->cap ? idx->cap * 2 : 1024;
-    IndexEntry *nl = realloc(idx->list, cap * sizeof *nl);
-    if (!nl) {
-      idx->failed = true;
-      return;
-    }
-    idx->list = nl;
-    idx->cap = cap;
-  }
-  idx->list[idx->count++] = e;
-}
-
-static void index_build(pbd_ElementIndex *idx) {
-  idx->built = true;
-  size_t cap = 1024;
-  while (cap < idx->count * 2) cap *= 2;
-  idx->slots = calloc(cap, sizeof *idx->slots);
-  if (!idx->slots) return;
-  idx->mask = cap - 1;
-  for (size_t i = 0; i < idx->count; i++) {
-    IndexEntry e = idx->list[i];
-    e.key = element_key(e.data, e.size, e.type, e.depth);
-    size_t j = e.key & idx->mask;
-    bool dup = false;
-    for (; idx->slots[j].key; j = (j + 1) & idx->mask)
-      if (idx->slots[j].key == e.key && idx->slots[j].size == e.size) dup = true;
-    if (!dup) idx->slots[j] = e; /* of equal elements, keep the first */
-  }
-}
-
-static bool same_tree_options(const pbd_TreeOptions *a, const pbd_TreeOptions *b) {
-  return a->max_depth == b->max_depth && a->equivalent == b->equivalent &&
-         a->ignore_unknown == b->ignore_unknown && a->strict == b->strict &&
-         a->float_bits == b->float_bits && a->hash_seed == b->hash_seed && a->pool == b->pool;
-}
-
-static bool entry_matches(const IndexEntry *e, const uint8_t *p, size_t n,
-                          const pbd_MessageDef *type, int depth) {
-  return e->data && e->size == n && e->type == type && e->depth == depth &&
-         memcmp(e->data, p, n) == 0;
-}
-
-/* A finished subtree of the reused index with exactly these bytes, or NULL. */
-static pbd_Message *index_find(const Ctx *c, const uint8_t *p, size_t n,
-                               const pbd_MessageDef *type, int depth) {
-  pbd_ElementIndex *idx = c->o->reuse;
-  if (!idx || !idx->have_opts || !same_tree_options(&idx->opts, c->o)) return NULL;
-  if (depth == 0 && entry_matches(&idx->root, p, n, type, depth)) return idx->root.m;
-  if (n < kIndexMinBytes) return NULL;
-  size_t from = idx->cursor > kCursorWindow ? idx->cursor - kCursorWindow : 0;
-  for (size_t k = from; k < idx->count && k < idx->cursor + kCursorWindow; k++) {
-    if (entry_matches(&idx->list[k], p, n, type, depth)) {
-      idx->cursor = k + 1;
-      idx->misses = 0;
-      return idx->list[k].m;
-    }
-  }
-  if (!idx->built && ++idx->misses < kMissesBeforeTable) return NULL;
-  if (!idx->built) index_build(idx);
-  if (!idx->slots) return NULL;
-  uint64_t key = element_key(p, n, type, depth);
-  for (size_t j = key & idx->mask; idx->slots[j].key; j = (j + 1) & idx->mask) {
-    const IndexEntry *e = &idx->slots[j];
-    if (e->key == key && entry_matches(e, p, n, type, depth)) {
-      idx->cursor = e->pos + 1;
-      idx->misses = 0;
-      return e->m;
-    }
-  }
-  return NULL;
-}
-
 /* ---- Parsing -------------------------------------------------------------- */
 
 static bool parse_fields(Ctx *c, pbd_Message *m, const uint8_t *p, const uint8_t *end, int depth);
@@ -389,195 +191,97 @@ static void prepend_field_path(Ctx *c, const pbd_FieldDef *fd, uint32_t index);
 static bool finish_message(Ctx *c, pbd_Message *m, int depth);
 static pbd_Message *new_message(Ctx *c, const pbd_MessageDef *def);
 
-/* ---- Elements parsed on a second thread ------------------------------------ */
+/* ---- Shallow reading (pbd_LazyTree) ------------------------------------------ */
 
-/* Big inputs usually keep most of their bytes in one repeated message field
- * (an ONNX graph's nodes or initializers).  Its elements are independent:
- * nothing merges into a finished element.  So a quick scan of the wire finds
- * that field, and a worker thread parses the second half of its elements
- * into its own arena while this thread parses everything else; when this
- * thread reaches an element the worker has, it takes the worker's tree.  The
- * result is the same tree (and the same first error) as a serial parse. */
-enum {
-  kParallelMinBytes = 4 << 20, /* below this a thread costs more than it saves */
-  kParallelMinElements = 256,
-  kParallelMaxLevels = 8,      /* how deep the scan looks for the field */
+struct pbd_LazyTree {
+  const uint8_t *buf;
+  pbd_TreeOptions o;
+  const pbd_HashCache *cache;
+  pbd_Arena *arena;          /* the caller's: messages and fields */
+  pbd_Arena *scratch;        /* builders while a level is read */
+  const pbd_MessageDef *any;
+  pbd_Status status;         /* the first failure to read a level */
 };
 
-typedef struct {
-  const uint8_t *data;
-  size_t size;
-  pbd_Message *m; /* the worker's tree, NULL until parsed */
-} Span;
+/* A message of a shallow tree whose fields are not read yet. */
+typedef struct pbd_Unread {
+  pbd_LazyTree *tree;
+  pbd_Part *parts;
+  uint32_t nparts, capparts;
+  int depth;
+  bool empty;                /* its canonical form has no field */
+} Unread;
 
-typedef struct Parallel {
-  const pbd_FieldDef *field; /* the repeated field */
-  int depth;                 /* the elements' depth */
-  Span *spans;
-  size_t n, first;           /* the worker parses spans[first, n) */
-  size_t next;               /* the span this thread expects next */
-  size_t failed_at;          /* the worker's failing element (n: none) */
-  Ctx wc;                    /* the worker's context: own arenas and status */
-  pbd_TreeOptions wopts;
-  pbd_Status ws;
-  pthread_t thread;
-  bool started, joined;
-  atomic_bool stop;          /* this thread failed: the worker may stop */
-} Parallel;
+/* A message not read yet: its bytes (the first part) and depth.  It is
+ * finished (hashed) by finish_unread. */
+static pbd_Message *new_unread(Ctx *c, const pbd_MessageDef *def, int depth, const uint8_t *p,
+                               size_t n) {
+  pbd_Message *m = pbd_Arena_Calloc(c->a, sizeof *m);
+  Unread *u = pbd_Arena_Calloc(c->a, sizeof *u);
+  pbd_Part *parts = pbd_Arena_Malloc(c->a, sizeof *parts);
+  if (!m || !u || !parts) return NULL;
+  parts[0] = (pbd_Part){p, n};
+  *u = (Unread){c->lazy, parts, 1, 1, depth, false};
+  m->def = def;
+  m->unread_ = u;
+  m->building_ = true;
+  return m;
+}
 
-/* The repeated field to split, found by following the field with the most
- * bytes from the root down.  false when the input has none big enough (or
- * the scan meets malformed bytes, which the parse itself will report). */
-static bool plan_parallel(const Ctx *c, const pbd_MessageDef *def, const uint8_t *p,
-                          const uint8_t *end, Parallel *par) {
-  pbd_Status ignored;
-  pbd_Status_Clear(&ignored);
-  for (int depth = 0; def && depth < kParallelMaxLevels && depth + 1 < c->max_depth; depth++) {
-    /* one pass: the bytes, count and last occurrence of each message field */
-    size_t nf = def->field_count ? def->field_count : 1;
-    size_t *bytes = calloc(nf, sizeof *bytes), *count = calloc(nf, sizeof *count);
-    const uint8_t **last = calloc(nf, sizeof *last);
-    size_t *last_size = calloc(nf, sizeof *last_size);
-    bool ok = bytes && count && last && last_size;
-    for (const uint8_t *q = p; ok && q < end;) {
-      pbd_WireField f;
-      const uint8_t *r = pbd_Wire_ReadField(q, end, c->buf, c->max_depth, &f, &ignored);
-      if (!r || f.wire_type == kPbd_WireType_EndGroup) {
-        ok = false;
-        break;
-      }
-      const pbd_FieldDef *fd = pbd_MessageDef_FindFieldByNumber(def, f.number);
-      if (fd && fd->type == kPbd_Type_Message && !fd->is_map &&
-          f.wire_type == kPbd_WireType_Delimited) {
-        bytes[fd->index] += f.size;
-        count[fd->index]++;
-        last[fd->index] = f.data;
-        last_size[fd->index] = f.size;
-      }
-      q = r;
-    }
-    const pbd_FieldDef *best = NULL;
-    size_t bi = 0;
-    for (uint32_t i = 0; ok && i < def->field_count; i++)
-      if (bytes[i] > (best ? bytes[bi] : 0)) best = def->fields[i], bi = i;
-    size_t best_bytes = best ? bytes[bi] : 0, best_count = best ? count[bi] : 0;
-    const uint8_t *only = best && count[bi] == 1 ? last[bi] : NULL;
-    size_t only_size = best ? last_size[bi] : 0;
-    free(bytes), free(count), free(last), free(last_size);
-    if (!ok || !best || best_bytes < kParallelMinBytes) return false;
-    if (best->is_repeated) {
-      if (best_count < kParallelMinElements) return false;
-      par->spans = malloc(sizeof *par->spans * best_count);
-      if (!par->spans) return false;
-      for (const uint8_t *q = p; q < end;) { /* read cleanly just above */
-        pbd_WireField f;
-        q = pbd_Wire_ReadField(q, end, c->buf, c->max_depth, &f, &ignored);
-        if (f.number == best->number && f.wire_type == kPbd_WireType_Delimited)
-          par->spans[par->n++] = (Span){f.data, f.size, NULL};
-      }
-      /* the worker takes the second half of the bytes */
-      size_t half = 0, k = 0;
-      while (k < par->n && half < best_bytes / 2) half += par->spans[k++].size;
-      par->first = k;
-      par->field = best;
-      par->depth = depth + 1;
-      return par->first < par->n;
-    }
-    if (!only) return false; /* a singular field in parts: merged, not split */
-    def = best->message_type;
-    p = only;
-    end = only + only_size;
+/* Rule 3 while unread: a later part of the same singular message. */
+static bool add_unread_part(Ctx *c, pbd_Message *m, const uint8_t *p, size_t n) {
+  Unread *u = m->unread_;
+  if (u->nparts == u->capparts) {
+    pbd_Part *np = pbd_Arena_Realloc(c->a, u->parts, sizeof *np * u->capparts,
+                                     sizeof *np * u->capparts * 2);
+    if (!np) return oom(c);
+    u->parts = np;
+    u->capparts *= 2;
   }
-  return false;
+  u->parts[u->nparts++] = (pbd_Part){p, n};
+  return true;
 }
 
-static void *parallel_worker(void *arg) {
-  Parallel *par = arg;
-  Ctx *c = &par->wc;
-  for (size_t k = par->first; k < par->n; k++) {
-    if (atomic_load(&par->stop)) break;
-    const Span *sp = &par->spans[k];
-    pbd_ArenaMark mark = pbd_Arena_Mark(c->scratch);
-    pbd_Message *m = new_message(c, par->field->message_type);
-    if (!m || !parse_fields(c, m, sp->data, sp->data + sp->size, par->depth) ||
-        !finish_message(c, m, par->depth)) {
-      if (!m) pbd_Status_SetError(c->s, kPbd_Status_OutOfMemory, "out of memory");
-      par->failed_at = k;
-      break;
-    }
-    pbd_Arena_Reset(c->scratch, mark);
-    par->spans[k].m = m;
-  }
-  return NULL;
-}
-
-/* Starts the worker when the input is worth it; NULL otherwise. */
-static Parallel *parallel_start(Ctx *c, const pbd_MessageDef *type, const uint8_t *p,
-                                const uint8_t *end) {
-  if (!c->o->parallel || c->o->reuse || !type || end - p < kParallelMinBytes) return NULL;
-  Parallel *par = calloc(1, sizeof *par);
-  if (!par) return NULL;
-  if (!plan_parallel(c, type, p, end, par)) {
-    free(par->spans);
-    free(par);
-    return NULL;
-  }
-  par->failed_at = par->n;
-  atomic_init(&par->stop, false);
-  par->wopts = *c->o;
-  par->wopts.record = NULL; /* the main thread records the worker's elements */
-  par->wopts.parallel = false;
-  pbd_Status_Clear(&par->ws);
-  par->wc = *c;
-  par->wc.o = &par->wopts;
-  par->wc.a = pbd_Arena_New();
-  par->wc.scratch = pbd_Arena_New();
-  par->wc.s = &par->ws;
-  par->wc.par = NULL;
-  if (par->wc.a && par->wc.scratch &&
-      pthread_create(&par->thread, NULL, parallel_worker, par) == 0) {
-    par->started = true;
-    return par;
-  }
-  pbd_Arena_Free(par->wc.a);
-  pbd_Arena_Free(par->wc.scratch);
-  free(par->spans);
-  free(par);
-  return NULL;
-}
-
-static void parallel_join(Parallel *par) {
-  if (par->started && !par->joined) pthread_join(par->thread, NULL);
-  par->joined = true;
-}
-
-/* Ends the worker; its trees move into the main arena. */
-static void parallel_end(Ctx *c, Parallel *par) {
-  if (!par) return;
-  atomic_store(&par->stop, true);
-  parallel_join(par);
-  pbd_Arena_Fuse(c->a, par->wc.a);
-  pbd_Arena_Free(par->wc.scratch);
-  free(par->spans);
-  free(par);
-}
-
-/* When the element at p is one the worker parsed: *out is its tree (true),
- * or the worker's error is now this thread's (false, *out NULL).  Returns
- * true with *out NULL for an element this thread parses itself. */
-static bool parallel_take(Ctx *c, const pbd_FieldDef *fd, const uint8_t *p, pbd_Message **out) {
-  Parallel *par = c->par;
-  *out = NULL;
-  if (!par || fd != par->field || par->next >= par->n || p != par->spans[par->next].data)
-    return true;
-  size_t k = par->next++;
-  if (k < par->first) return true;
-  parallel_join(par);
-  if (k == par->failed_at) {
-    *c->s = par->ws;
+/* The hash of an unread message: remembered by the hash pass, or computed
+ * from its parts (which reads its sub-messages' hashes from the cache). */
+static bool finish_unread(Ctx *c, pbd_Message *m) {
+  Unread *u = m->unread_;
+  bool empty = false;
+  if (!(u->nparts == 1 &&
+        pbd_HashCache_Find(c->lazy->cache, u->parts[0].data, m->def, &m->hash, &empty)) &&
+      !pbd_Canon_HashParts(m->def, c->buf, u->parts, u->nparts, u->depth, c->o, c->lazy->cache,
+                           c->scratch, &m->hash, &empty, c->s))
     return false;
+  u->empty = empty;
+  m->building_ = false;
+  return true;
+}
+
+/* An unread message whose hash is known already. */
+static pbd_Message *new_unread_hashed(Ctx *c, const pbd_MessageDef *def, int depth,
+                                      const uint8_t *p, size_t n, pbd_Hash128 h, bool empty) {
+  pbd_Message *m = new_unread(c, def, depth, p, n);
+  if (!m) return NULL;
+  m->hash = h;
+  m->unread_->empty = empty;
+  m->building_ = false;
+  return m;
+}
+
+/* Rule 13, shallow: the hash pass decides whether the bytes are a message. */
+static bool unread_unknown_len(Ctx *c, const pbd_WireField *f, int depth, pbd_UnknownValue *v) {
+  pbd_Hash128 h;
+  bool failed = false;
+  if (pbd_Canon_TryHashUnknown(c->buf, f->data, f->size, depth, c->o, c->lazy->cache,
+                               c->scratch, &h, &failed, c->s)) {
+    v->kind = kPbd_Value_LenMessage;
+    v->m = new_unread_hashed(c, NULL, depth + 1, f->data, f->size, h, false);
+    return v->m != NULL || oom(c);
   }
-  *out = par->spans[k].m; /* NULL only past a failure, which came first */
+  if (failed) return false;
+  v->kind = kPbd_Value_Len;
+  v->s.data = (const char *)f->data;
+  v->s.size = f->size;
   return true;
 }
 
@@ -616,6 +320,10 @@ static bool record_unknown(Ctx *c, pbd_Message *m, const pbd_WireField *f, int d
     case kPbd_WireType_Fixed32: v.kind = kPbd_Value_Fixed32; v.u = f->value; break;
     case kPbd_WireType_Fixed64: v.kind = kPbd_Value_Fixed64; v.u = f->value; break;
     case kPbd_WireType_Delimited:
+      if (c->lazy) {
+        if (!unread_unknown_len(c, f, depth, &v)) return false;
+        break;
+      }
       v.m = try_parse_unknown_message(c, f->data, f->size, depth);
       if (v.m) {
         v.kind = kPbd_Value_LenMessage;
@@ -628,9 +336,10 @@ static bool record_unknown(Ctx *c, pbd_Message *m, const pbd_WireField *f, int d
       break;
     case kPbd_WireType_StartGroup: {
       if (depth + 1 > c->max_depth) goto too_deep;
-      pbd_Message *g = new_message(c, NULL);
+      pbd_Message *g = c->lazy ? new_unread(c, NULL, depth + 1, f->data, f->size)
+                               : new_message(c, NULL);
       if (!g) return oom(c);
-      if (!parse_fields(c, g, f->data, f->data + f->size, depth + 1) ||
+      if ((!c->lazy && !parse_fields(c, g, f->data, f->data + f->size, depth + 1)) ||
           !finish_message(c, g, depth + 1)) {
         pbd_FieldDef_PrependPath(NULL, f->number, 0, c->s);
         return false;
@@ -647,11 +356,8 @@ too_deep:
   return false;
 }
 
-/* A closed enum value the schema does not know goes to unknown fields, as
- * protobuf readers do (rule 9). */
 static bool enum_value_unknown(const pbd_FieldDef *fd, uint64_t raw) {
-  return fd->type == kPbd_Type_Enum && fd->enum_type && fd->enum_type->is_closed &&
-         !pbd_EnumDef_FindValueByNumber(fd->enum_type, (int32_t)(uint32_t)raw);
+  return pbd_EnumValueUnknown(fd, raw);
 }
 
 static bool add_scalar(Ctx *c, pbd_Message *m, const pbd_FieldDef *fd, uint64_t raw) {
@@ -761,6 +467,20 @@ static bool add_message(Ctx *c, pbd_Message *m, const pbd_FieldDef *fd, const pb
   if (fd->oneof) clear_oneof_siblings(m->builder_, fd);
   pbd_Message *child;
   uint32_t index = 0;
+  if (c->lazy && !fd->is_map) { /* shallow: the child stays unread */
+    if (!fd->is_repeated && s->f.count == 1) return add_unread_part(c, s->f.v.msgs[0], p, n);
+    if (!reserve(c, s, 1)) return false;
+    child = new_unread(c, fd->message_type, depth + 1, p, n);
+    if (!child) return oom(c);
+    if (!fd->is_repeated) s->f.count = 0;
+    index = s->f.count;
+    s->f.v.msgs[s->f.count++] = child;
+    if (fd->is_repeated && !finish_message(c, child, depth + 1)) { /* complete: hash it now */
+      prepend_field_path(c, fd, index);
+      return false;
+    }
+    return true;
+  }
   if (!fd->is_repeated && s->f.count == 1) {
     child = s->f.v.msgs[0]; /* rule 3: the same singular message merges */
     if (!parse_fields(c, child, p, p + n, depth + 1)) {
@@ -770,23 +490,6 @@ static bool add_message(Ctx *c, pbd_Message *m, const pbd_FieldDef *fd, const pb
     return true;
   }
   if (!reserve(c, s, 1)) return false;
-  if (fd->is_repeated) {
-    pbd_Message *same = NULL;
-    if (!parallel_take(c, fd, p, &same)) {
-      prepend_field_path(c, fd, s->f.count);
-      return false;
-    }
-    if (same) {
-      s->f.v.msgs[s->f.count++] = same;
-      index_add(c, p, n, depth + 1, same);
-      return true;
-    }
-    same = index_find(c, p, n, fd->message_type, depth + 1);
-    if (same) {
-      s->f.v.msgs[s->f.count++] = same;
-      return true;
-    }
-  }
   /* A repeated element is complete at the end of its bytes (nothing can
    * merge into it later), so it is finished at once and its builders, taken
    * from scratch after this mark, are released. */
@@ -809,16 +512,13 @@ static bool add_message(Ctx *c, pbd_Message *m, const pbd_FieldDef *fd, const pb
     prepend_field_path(c, fd, index);
     return false;
   }
-  if (fd->is_repeated) {
-    pbd_Arena_Reset(c->scratch, smark);
-    index_add(c, p, n, depth + 1, child);
-  }
+  if (fd->is_repeated) pbd_Arena_Reset(c->scratch, smark);
   return true;
 }
 
 static bool add_string(Ctx *c, pbd_Message *m, const pbd_FieldDef *fd, const pbd_WireField *f) {
   if (fd->validate_utf8) {
-    size_t bad = utf8_invalid_at(f->data, f->size);
+    size_t bad = pbd_Utf8_InvalidAt(f->data, f->size);
     if (bad != f->size) {
       pbd_Status_SetErrorAt(c->s, kPbd_Status_BadUtf8, off(c, f->data + bad),
                             "invalid UTF-8 in string field %s", fd->name);
@@ -889,7 +589,7 @@ static bool is_default(const pbd_Field *f, bool by_value) {
   const pbd_FieldDef *fd = f->def;
   if (f->kind == kPbd_Value_Message) {
     const pbd_Message *child = f->v.msgs[0];
-    return child->field_count == 0;
+    return child->unread_ ? child->unread_->empty : child->field_count_ == 0;
   }
   if (kind_is_str(f->kind)) return str_equal(f->v.strs[0], fd->default_value.s);
   uint64_t v = f->v.scalars[0], d = fd->default_value.u;
@@ -966,32 +666,37 @@ static bool resolve_any(Ctx *c, pbd_Message *m, int depth) {
     return true;
   const pbd_Field *url = pbd_Message_FindField(m, 1), *val = pbd_Message_FindField(m, 2);
   if (!url || !url->def || url->kind != kPbd_Value_String) return true;
-  pbd_StrView u = url->v.strs[0];
-  const char *name = u.data + u.size; /* the type name follows the last '/' */
-  while (name > u.data && name[-1] != '/') name--;
-  size_t nlen = u.size - (size_t)(name - u.data);
-  char buf[512];
-  if (nlen == 0 || nlen >= sizeof buf) return true;
-  memcpy(buf, name, nlen);
-  buf[nlen] = '\0';
-  const pbd_MessageDef *type = pbd_DefPool_FindMessageByName(c->o->pool, buf);
+  const pbd_MessageDef *type = pbd_AnyPayloadType(c->o->pool, url->v.strs[0]);
   if (!type || depth + 1 > c->max_depth) return true;
   pbd_StrView bytes = {"", 0};
   if (val && val->def && val->kind == kPbd_Value_Bytes) bytes = val->v.strs[0];
+  const uint8_t *p = (const uint8_t *)bytes.data;
   /* A payload that does not parse stays bytes and is compared as bytes. */
   pbd_ArenaMark mark = pbd_Arena_Mark(c->a), smark = pbd_Arena_Mark(c->scratch);
-  pbd_Status saved = *c->s;
-  pbd_Message *p = new_message(c, type);
-  bool ok = p && parse_fields(c, p, (const uint8_t *)bytes.data,
-                              (const uint8_t *)bytes.data + bytes.size, depth + 1) &&
-            finish_message(c, p, depth + 1);
+  pbd_Message *payload = NULL;
+  bool ok;
+  if (c->lazy) {
+    pbd_Part part = {p, bytes.size};
+    pbd_Hash128 h;
+    bool empty = false;
+    ok = pbd_Canon_HashParts(type, c->buf, &part, 1, depth + 1, c->o, c->lazy->cache,
+                             c->scratch, &h, &empty, c->s);
+    if (ok) {
+      payload = new_unread_hashed(c, type, depth + 1, p, bytes.size, h, empty);
+      if (!payload) return oom(c);
+    }
+  } else {
+    payload = new_message(c, type);
+    ok = payload && parse_fields(c, payload, p, p + bytes.size, depth + 1) &&
+         finish_message(c, payload, depth + 1);
+  }
   pbd_Arena_Reset(c->scratch, smark);
   if (ok) {
-    m->any_payload = p;
+    m->any_payload_ = payload;
     return true;
   }
   if (c->s->code == kPbd_Status_OutOfMemory) return false;
-  *c->s = saved;
+  pbd_Status_Clear(c->s); /* it was clear: no error stops a reading */
   pbd_Arena_Reset(c->a, mark);
   return true;
 }
@@ -1000,6 +705,7 @@ static bool hash_message(Ctx *c, pbd_Message *m);
 
 static bool finish_message(Ctx *c, pbd_Message *m, int depth) {
   if (!m->building_) return true;
+  if (m->unread_) return finish_unread(c, m);
   Builder *b = m->builder_;
   /* Known fields in number order (def order is number order).  Writers
    * usually write fields in number order, so check before sorting. */
@@ -1061,8 +767,8 @@ static bool finish_message(Ctx *c, pbd_Message *m, int depth) {
       }
     }
   }
-  m->fields = out;
-  m->field_count = n;
+  m->fields_ = out;
+  m->field_count_ = n;
   if (!resolve_any(c, m, depth)) return false;
   return hash_message(c, m);
 }
@@ -1077,27 +783,10 @@ static bool finish_message(Ctx *c, pbd_Message *m, int depth) {
  * arrays enter as their own 128-bit digest, so the record stays small.  One
  * call over a flat record is much faster than streaming many small pieces. */
 
-enum { kInlineBytes = 64, kInlineScalars = 64 };
+enum { kInlineBytes = kPbd_InlineBytes, kInlineScalars = kPbd_InlineScalars };
 
-/* Canonical bits of a float for hashing (unless --float-bits): -0 as +0 and
- * every NaN as one NaN. */
 static uint64_t hash_bits(const Ctx *c, pbd_ValueKind k, uint64_t u) {
-  if (c->o->float_bits) return u;
-  if (k == kPbd_Value_Float) {
-    float x;
-    uint32_t b = (uint32_t)u;
-    memcpy(&x, &b, 4);
-    if (isnan(x)) return 0x7fc00000u;
-    if (x == 0) return 0;
-    return b;
-  }
-  if (k == kPbd_Value_Double) {
-    double x;
-    memcpy(&x, &u, 8);
-    if (isnan(x)) return 0x7ff8000000000000ull;
-    if (x == 0) return 0;
-  }
-  return u;
+  return pbd_HashBits(c->o->float_bits, k, u);
 }
 
 typedef struct {
@@ -1107,15 +796,12 @@ typedef struct {
   bool oom;
 } Record;
 
-/* The record is little-endian on every machine (docs/hash.md), so that
- * fingerprints do not depend on the host. */
 #if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
 static const bool kBigEndian = true;
-static uint64_t to_le64(uint64_t v) { return __builtin_bswap64(v); }
 #else
 static const bool kBigEndian = false;
-static uint64_t to_le64(uint64_t v) { return v; }
 #endif
+static uint64_t to_le64(uint64_t v) { return pbd_ToLe64(v); }
 
 static void rec_bytes(Record *r, const void *d, size_t n) {
   if (n && r->n + n <= r->cap) memcpy(r->p + r->n, d, n);
@@ -1197,14 +883,14 @@ static void rec_field(const Ctx *c, Record *r, const pbd_Field *f) {
 }
 
 static void rec_message(const Ctx *c, Record *r, const pbd_Message *m) {
-  if (m->any_payload) {
+  if (m->any_payload_) {
     /* An Any is its type and its payload's meaning, not the payload bytes. */
     rec_u64(r, 0xA11);
     rec_str(r, pbd_Message_AnyTypeUrl(m));
-    rec_child(r, m->any_payload);
+    rec_child(r, m->any_payload_);
     return;
   }
-  for (uint32_t i = 0; i < m->field_count; i++) rec_field(c, r, &m->fields[i]);
+  for (uint32_t i = 0; i < m->field_count_; i++) rec_field(c, r, &m->fields_[i]);
 }
 
 static bool hash_message(Ctx *c, pbd_Message *m) {
@@ -1232,25 +918,129 @@ static bool hash_message(Ctx *c, pbd_Message *m) {
 
 /* ---- Public --------------------------------------------------------------- */
 
-pbd_Message *pbd_Tree_Parse(const pbd_MessageDef *type, const uint8_t *buf, size_t begin,
-                            size_t end, const pbd_TreeOptions *opts, pbd_Arena *arena,
-                            pbd_Status *s) {
+static Ctx new_ctx(const pbd_MessageDef *type, const uint8_t *buf, const pbd_TreeOptions *opts,
+                   pbd_Arena *arena, pbd_Status *s) {
   Ctx c = {buf, opts, arena, NULL, s,
            opts->max_depth > 0 ? opts->max_depth : kPbd_DefaultMaxDepth, type == NULL,
            opts->pool ? pbd_DefPool_FindMessageByName(opts->pool, "google.protobuf.Any") : NULL,
            NULL};
-  /* The same bytes as a whole input parsed before: share its tree. */
-  pbd_Message *same = index_find(&c, buf + begin, end - begin, type, 0);
-  if (same) return same;
+  return c;
+}
+
+pbd_Message *pbd_Tree_Parse(const pbd_MessageDef *type, const uint8_t *buf, size_t begin,
+                            size_t end, const pbd_TreeOptions *opts, pbd_Arena *arena,
+                            pbd_Status *s) {
+  Ctx c = new_ctx(type, buf, opts, arena, s);
   c.scratch = pbd_Arena_New();
-  c.par = parallel_start(&c, type, buf + begin, buf + end);
   pbd_Message *m = c.scratch ? new_message(&c, type) : NULL;
   bool ok = m != NULL || oom(&c);
   ok = ok && parse_fields(&c, m, buf + begin, buf + end, 0) && finish_message(&c, m, 0);
-  parallel_end(&c, c.par);
   pbd_Arena_Free(c.scratch);
-  if (ok) index_add(&c, buf + begin, end - begin, 0, m);
   return ok ? m : NULL;
+}
+
+/* ---- Shallow trees: reading a level on demand ------------------------------------ */
+
+pbd_LazyTree *pbd_LazyTree_New(const uint8_t *buf, const pbd_TreeOptions *o,
+                               const pbd_HashCache *cache, pbd_Arena *arena) {
+  pbd_LazyTree *t = pbd_Arena_Calloc(arena, sizeof *t);
+  if (!t) return NULL;
+  t->buf = buf;
+  t->o = *o;
+  t->cache = cache;
+  t->arena = arena;
+  t->scratch = pbd_Arena_New();
+  t->any = o->pool ? pbd_DefPool_FindMessageByName(o->pool, "google.protobuf.Any") : NULL;
+  pbd_Status_Clear(&t->status);
+  return t->scratch ? t : NULL;
+}
+
+void pbd_LazyTree_Free(pbd_LazyTree *t) {
+  if (t) pbd_Arena_Free(t->scratch);
+}
+
+bool pbd_LazyTree_Ok(const pbd_LazyTree *t, pbd_Status *s) {
+  if (pbd_Status_IsOk(&t->status)) return true;
+  if (s) *s = t->status;
+  return false;
+}
+
+pbd_Message *pbd_LazyTree_Root(pbd_LazyTree *t, const pbd_MessageDef *type, size_t begin,
+                               size_t end, pbd_Hash128 hash) {
+  Ctx c = new_ctx(type, t->buf, &t->o, t->arena, &t->status);
+  c.lazy = t;
+  /* whether the root is empty only matters to a parent, which it has not */
+  return new_unread_hashed(&c, type, 0, t->buf + begin, end - begin, hash, false);
+}
+
+/* Reads one level of an unread message into it.  The bytes passed the hash
+ * pass, so only memory can fail; a failure is kept in the tree's status
+ * (the message then has no fields) for the caller to find. */
+static void read_level(pbd_Message *m) {
+  Unread *u = m->unread_;
+  pbd_LazyTree *t = u->tree;
+  Ctx c = new_ctx(m->def, t->buf, &t->o, t->arena, &t->status);
+  c.scratch = t->scratch;
+  c.lazy = t;
+  c.schemaless = m->def == NULL;
+  pbd_Hash128 hash = m->hash;
+  pbd_ArenaMark mark = pbd_Arena_Mark(t->scratch);
+  pbd_Status s;
+  pbd_Status_Clear(&s);
+  c.s = &s;
+  m->unread_ = NULL;
+  m->any_payload_ = NULL;
+  Builder *b = pbd_Arena_Calloc(t->scratch, sizeof *b);
+  bool ok = b != NULL;
+  if (ok && m->def && m->def->field_count) {
+    b->slot_of = pbd_Arena_Calloc(t->scratch, sizeof(uint32_t) * m->def->field_count);
+    ok = b->slot_of != NULL;
+  }
+  if (ok) {
+    m->builder_ = b;
+    m->building_ = true;
+  }
+  for (uint32_t i = 0; ok && i < u->nparts; i++)
+    ok = parse_fields(&c, m, u->parts[i].data, u->parts[i].data + u->parts[i].size, u->depth);
+  ok = ok && finish_message(&c, m, u->depth);
+  pbd_Arena_Reset(t->scratch, mark);
+  if (ok && !pbd_Hash128_Equal(hash, m->hash)) {
+    ok = false;
+    pbd_Status_SetError(&s, kPbd_Status_Malformed,
+                        "internal error: a message read again hashes differently");
+  }
+  if (!ok) {
+    if (pbd_Status_IsOk(&s)) pbd_Status_SetError(&s, kPbd_Status_OutOfMemory, "out of memory");
+    if (pbd_Status_IsOk(&t->status)) t->status = s;
+    m->fields_ = NULL;
+    m->field_count_ = 0;
+    m->any_payload_ = NULL;
+    m->building_ = false;
+  }
+  m->hash = hash;
+}
+
+static void read_if_unread(const pbd_Message *m) {
+  if (m->unread_ && !m->building_) read_level((pbd_Message *)m); /* a cache, as for a view */
+}
+
+const pbd_Field *pbd_Message_Fields(const pbd_Message *m) {
+  read_if_unread(m);
+  return m->fields_;
+}
+
+uint32_t pbd_Message_FieldCount(const pbd_Message *m) {
+  read_if_unread(m);
+  return m->field_count_;
+}
+
+const pbd_Message *pbd_Message_AnyPayload(const pbd_Message *m) {
+  read_if_unread(m);
+  return m->building_ ? NULL : m->any_payload_;
+}
+
+bool pbd_Message_IsEmpty(const pbd_Message *m) {
+  return pbd_Message_FieldCount(m) == 0 && !pbd_Message_AnyPayload(m);
 }
 
 bool pbd_Value_FloatEqual(pbd_ValueKind k, uint64_t a, uint64_t b) {
@@ -1322,16 +1112,17 @@ pbd_Value pbd_FieldDef_DefaultValue(const pbd_FieldDef *fd) {
 
 pbd_StrView pbd_Message_AnyTypeUrl(const pbd_Message *m) {
   pbd_StrView none = {"", 0};
-  const pbd_Field *url = m->any_payload ? pbd_Message_FindField(m, 1) : NULL;
+  const pbd_Field *url = pbd_Message_AnyPayload(m) ? pbd_Message_FindField(m, 1) : NULL;
   return url && url->def && url->kind == kPbd_Value_String ? url->v.strs[0] : none;
 }
 
 const pbd_Field *pbd_Message_FindField(const pbd_Message *m, uint32_t number) {
-  uint32_t lo = 0, hi = m->field_count;
+  const pbd_Field *fields = pbd_Message_Fields(m);
+  uint32_t n = pbd_Message_FieldCount(m), lo = 0, hi = n;
   while (lo < hi) { /* first field with number >= wanted */
     uint32_t mid = lo + (hi - lo) / 2;
-    if (m->fields[mid].number < number) lo = mid + 1;
+    if (fields[mid].number < number) lo = mid + 1;
     else hi = mid;
   }
-  return lo < m->field_count && m->fields[lo].number == number ? &m->fields[lo] : NULL;
+  return lo < n && fields[lo].number == number ? &fields[lo] : NULL;
 }

@@ -91,36 +91,43 @@ typedef struct {
   } v;
 } pbd_Field;
 
+/* A message's fields are read through pbd_Message_Fields and
+ * pbd_Message_FieldCount: a message of a shallow tree (pbd_LazyTree) is
+ * read from its bytes on first use. */
 struct pbd_Message {
   const pbd_MessageDef *def;   /* NULL for schemaless and unknown sub-messages */
-  pbd_Field *fields;           /* present fields, by number; for one number a known
+  pbd_Field *fields_;          /* present fields, by number; for one number a known
                                   field comes before an unknown one */
-  uint32_t field_count;
+  uint32_t field_count_;
   bool building_;              /* internal: true until the message is finished */
   pbd_Hash128 hash;            /* canonical content hash (see pbd_Tree_Parse) */
+  struct pbd_Unread *unread_;  /* internal: a shallow message not read yet */
   union {
     /* For google.protobuf.Any whose type is in the schema: the payload read
-     * as that type (its URL is pbd_Message_AnyTypeUrl).  NULL when not an
-     * Any or not resolvable (then `value` is compared as bytes). */
-    const pbd_Message *any_payload;
+     * as that type (pbd_Message_AnyPayload). */
+    const pbd_Message *any_payload_;
     void *builder_;            /* internal, while building_ */
   };
 };
 
-/* An index of the message elements of one parsed tree by their raw bytes.
- * Equal bytes of the same type at the same depth, parsed with the same
- * options, always give the same canonical subtree; so when a second input is
- * parsed with `reuse` set to the first one's index, every element whose bytes
- * are found in the index is shared instead of parsed again.  Comparing two
- * versions of a large file that differ in a few places then costs one parse
- * and a scan.  A tree that shares subtrees must not outlive the arena of the
- * tree it shares from. */
-typedef struct pbd_ElementIndex pbd_ElementIndex;
+/* The present fields of a finished message, by number (read first when the
+ * message is a shallow one). */
+const pbd_Field *pbd_Message_Fields(const pbd_Message *m);
+uint32_t pbd_Message_FieldCount(const pbd_Message *m);
+/* For google.protobuf.Any whose type is in the schema: the payload read as
+ * that type (its URL is pbd_Message_AnyTypeUrl).  NULL when not an Any or
+ * not resolvable (then `value` is compared as bytes). */
+const pbd_Message *pbd_Message_AnyPayload(const pbd_Message *m);
+/* No field at all, and no resolved Any payload. */
+bool pbd_Message_IsEmpty(const pbd_Message *m);
 
-/* A new, empty index (NULL when out of memory); free it with
- * pbd_ElementIndex_Free after the trees that use it. */
-pbd_ElementIndex *pbd_ElementIndex_New(void);
-void pbd_ElementIndex_Free(pbd_ElementIndex *idx);
+/* One byte range of a message written in parts. */
+typedef struct {
+  const uint8_t *data;
+  size_t size;
+} pbd_Part;
+
+typedef struct pbd_HashCache pbd_HashCache;
 
 typedef struct {
   int max_depth;               /* nesting limit; <= 0 means kPbd_DefaultMaxDepth */
@@ -131,13 +138,6 @@ typedef struct {
   uint64_t hash_seed;          /* XXH3 seed; fixed for stored fingerprints,
                                   random per run for comparisons */
   const pbd_DefPool *pool;     /* to resolve Any type URLs (may be NULL) */
-  bool parallel;               /* parse the elements of a large repeated message
-                                  field (megabytes of them) on a second thread;
-                                  the tree is the same either way */
-  pbd_ElementIndex *record;    /* when set, elements of this parse are added */
-  pbd_ElementIndex *reuse;     /* when set, elements found here are shared; it
-                                  must have been recorded with the same options
-                                  (its lookup table is built on first use) */
 } pbd_TreeOptions;
 
 /* Parses buf[begin, end) as a message of type `type` (NULL: schemaless).
@@ -147,6 +147,26 @@ typedef struct {
 pbd_Message *pbd_Tree_Parse(const pbd_MessageDef *type, const uint8_t *buf, size_t begin,
                             size_t end, const pbd_TreeOptions *opts, pbd_Arena *arena,
                             pbd_Status *s);
+
+/* A shallow tree: each message is read one level at a time, when its fields
+ * are first asked for; the sub-messages of a level carry only their hash
+ * (from the cache of a hash pass over the same buffer, else computed by
+ * lib/canon.c) and their byte ranges.  So a walk that descends only where
+ * hashes differ reads only what differs.  The buffer must have passed a hash
+ * pass with the same options (so reading it cannot fail but for memory). */
+typedef struct pbd_LazyTree pbd_LazyTree;
+
+/* A shallow tree over buf; cache may be NULL.  NULL when out of memory. */
+pbd_LazyTree *pbd_LazyTree_New(const uint8_t *buf, const pbd_TreeOptions *o,
+                               const pbd_HashCache *cache, pbd_Arena *arena);
+/* The message buf[begin, end) of `type` whose hash (from the hash pass) is
+ * `hash`, not read yet; NULL when out of memory. */
+pbd_Message *pbd_LazyTree_Root(pbd_LazyTree *t, const pbd_MessageDef *type, size_t begin,
+                               size_t end, pbd_Hash128 hash);
+/* false (with the status) when reading a message failed: its fields then
+ * looked empty, so a result built on them must not be trusted. */
+bool pbd_LazyTree_Ok(const pbd_LazyTree *t, pbd_Status *s);
+void pbd_LazyTree_Free(pbd_LazyTree *t);
 
 /* Rule 8: a raw varint or fixed value read as the schema type reads it, in
  * the tree's canonical 64-bit slot (int32/enum/sfixed32 sign-extended from

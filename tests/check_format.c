@@ -115,12 +115,12 @@ static pbd_FieldDef fd_a = {.name = "a", .json_name = "a", .number = 1, .type = 
 static uint64_t sub_a_vals[] = {1};
 static pbd_Field sub_fields[] = {
     {.number = 1, .kind = kPbd_Value_Int, .def = &fd_a, .count = 1, .v.scalars = sub_a_vals}};
-static pbd_Message sub_msg = {.fields = sub_fields, .field_count = 1};
+static pbd_Message sub_msg = {.fields_ = sub_fields, .field_count_ = 1};
 
 /* An unknown sub-message { 1: 7 } */
 static pbd_UnknownValue unk_sub_vals[] = {{.kind = kPbd_Value_Varint, .u = 7}};
 static pbd_Field unk_sub_fields[] = {{.number = 1, .count = 1, .v.unknowns = unk_sub_vals}};
-static pbd_Message unk_sub = {.fields = unk_sub_fields, .field_count = 1};
+static pbd_Message unk_sub = {.fields_ = unk_sub_fields, .field_count_ = 1};
 
 /* The main fixture:
  *   string name = 1; repeated int32 ids = 2; t.Sub sub_msg = 3;
@@ -147,7 +147,7 @@ static pbd_Field main_fields[] = {
     {.number = 5, .count = 2, .v.unknowns = main_unk5},
     {.number = 100, .kind = kPbd_Value_Int, .def = &fd_ext, .count = 1, .v.scalars = main_ext},
 };
-static pbd_Message main_msg = {.fields = main_fields, .field_count = 5};
+static pbd_Message main_msg = {.fields_ = main_fields, .field_count_ = 5};
 
 /* map<string, int32> labels = 1; map<int64, int64> counts = 2; */
 static pbd_FieldDef fd_key = {.name = "key", .json_name = "key", .number = 1,
@@ -169,8 +169,8 @@ static pbd_Field e1_fields[] = {
 static pbd_Field e2_fields[] = {
     {.number = 1, .kind = kPbd_Value_String, .def = &fd_key, .count = 1, .v.strs = e2_key},
     {.number = 2, .kind = kPbd_Value_Int, .def = &fd_value, .count = 1, .v.scalars = e2_val}};
-static pbd_Message e1 = {.def = &labels_entry, .fields = e1_fields, .field_count = 2};
-static pbd_Message e2 = {.def = &labels_entry, .fields = e2_fields, .field_count = 2};
+static pbd_Message e1 = {.def = &labels_entry, .fields_ = e1_fields, .field_count_ = 2};
+static pbd_Message e2 = {.def = &labels_entry, .fields_ = e2_fields, .field_count_ = 2};
 static pbd_Message *labels_entries[] = {&e1, &e2};
 
 static pbd_FieldDef fd_ckey = {.name = "key", .json_name = "key", .number = 1,
@@ -188,7 +188,7 @@ static uint64_t c1_key[] = {(uint64_t)-5}, c1_val[] = {10};
 static pbd_Field c1_fields[] = {
     {.number = 1, .kind = kPbd_Value_Int, .def = &fd_ckey, .count = 1, .v.scalars = c1_key},
     {.number = 2, .kind = kPbd_Value_Int, .def = &fd_cvalue, .count = 1, .v.scalars = c1_val}};
-static pbd_Message c1 = {.def = &counts_entry, .fields = c1_fields, .field_count = 2};
+static pbd_Message c1 = {.def = &counts_entry, .fields_ = c1_fields, .field_count_ = 2};
 static pbd_Message *counts_entries[] = {&c1};
 
 static pbd_Field map_fields[] = {
@@ -196,7 +196,7 @@ static pbd_Field map_fields[] = {
      .v.msgs = labels_entries},
     {.number = 2, .kind = kPbd_Value_Message, .def = &fd_counts, .count = 1,
      .v.msgs = counts_entries}};
-static pbd_Message map_msg = {.fields = map_fields, .field_count = 2};
+static pbd_Message map_msg = {.fields_ = map_fields, .field_count_ = 2};
 
 /* An Any whose payload resolved to t.Sub { a: 1 }. */
 static pbd_FieldDef fd_type_url = {.name = "type_url", .json_name = "typeUrl", .number = 1,
@@ -204,7 +204,7 @@ static pbd_FieldDef fd_type_url = {.name = "type_url", .json_name = "typeUrl", .
 static pbd_StrView any_url[] = {{"type.googleapis.com/t.Sub", 25}};
 static pbd_Field any_fields[] = {
     {.number = 1, .kind = kPbd_Value_String, .def = &fd_type_url, .count = 1, .v.strs = any_url}};
-static pbd_Message any_msg = {.any_payload = &sub_msg, .fields = any_fields, .field_count = 1};
+static pbd_Message any_msg = {.any_payload_ = &sub_msg, .fields_ = any_fields, .field_count_ = 1};
 
 /* ---- text format: scalars ------------------------------------------------- */
 
@@ -297,7 +297,7 @@ START_TEST(test_text_truncation) {
   static pbd_StrView long_name[] = {{"abcdefghij", 10}};
   pbd_Field f = {.number = 1, .kind = kPbd_Value_String, .def = &fd_name, .count = 1,
                  .v.strs = long_name};
-  pbd_Message m = {.fields = &f, .field_count = 1};
+  pbd_Message m = {.fields_ = &f, .field_count_ = 1};
   CHECK_TEXT_OPT(mk_m(kPbd_Value_Message, &m), 4, false, 0, "{ name: \"abcd...\" (10 bytes) }");
 }
 END_TEST
@@ -368,7 +368,7 @@ START_TEST(test_text_max_message) {
   static pbd_StrView esc[] = {{"\x01\x02\"\xc3\xa9", 5}};
   pbd_Field f = {.number = 1, .kind = kPbd_Value_String, .def = &fd_name, .count = 1,
                  .v.strs = esc};
-  pbd_Message m = {.fields = &f, .field_count = 1};
+  pbd_Message m = {.fields_ = &f, .field_count_ = 1};
   v = mk_m(kPbd_Value_Message, &m);
   /* full: { name: "\001\002\"é" } */
   static const struct {
@@ -458,7 +458,7 @@ START_TEST(test_text_messages) {
   pbd_Message *outer_subs[] = {&main_msg};
   pbd_Field of = {.number = 3, .kind = kPbd_Value_Message, .def = &fd_sub, .count = 1,
                   .v.msgs = outer_subs};
-  pbd_Message outer = {.fields = &of, .field_count = 1};
+  pbd_Message outer = {.fields_ = &of, .field_count_ = 1};
   CHECK_TEXT_OPT(mk_m(kPbd_Value_Message, &outer), 0, true, 0,
                  "{\n"
                  "  sub_msg {\n"
@@ -585,7 +585,7 @@ START_TEST(test_json_messages) {
   static uint64_t one_id[] = {4};
   pbd_Field f = {.number = 2, .kind = kPbd_Value_Int, .def = &fd_ids, .count = 1,
                  .v.scalars = one_id};
-  pbd_Message m = {.fields = &f, .field_count = 1};
+  pbd_Message m = {.fields_ = &f, .field_count_ = 1};
   CHECK_JSON(mk_m(kPbd_Value_Message, &m), "{\"ids\": [4]}");
 
   /* Bool map keys. */
@@ -604,12 +604,12 @@ START_TEST(test_json_messages) {
   pbd_Field ef1[] = {
       {.number = 1, .kind = kPbd_Value_Bool, .def = &bkey, .count = 1, .v.scalars = k1},
       {.number = 2, .kind = kPbd_Value_Int, .def = &fd_value, .count = 1, .v.scalars = v1}};
-  pbd_Message be0 = {.def = &bentry, .fields = ef0, .field_count = 2};
-  pbd_Message be1 = {.def = &bentry, .fields = ef1, .field_count = 2};
+  pbd_Message be0 = {.def = &bentry, .fields_ = ef0, .field_count_ = 2};
+  pbd_Message be1 = {.def = &bentry, .fields_ = ef1, .field_count_ = 2};
   pbd_Message *bentries[] = {&be0, &be1};
   pbd_Field ff = {.number = 3, .kind = kPbd_Value_Message, .def = &fd_flags, .count = 2,
                   .v.msgs = bentries};
-  pbd_Message fm = {.fields = &ff, .field_count = 1};
+  pbd_Message fm = {.fields_ = &ff, .field_count_ = 1};
   CHECK_JSON(mk_m(kPbd_Value_Message, &fm), "{\"flags\": {\"false\": 5, \"true\": 6}}");
 }
 END_TEST

@@ -473,7 +473,7 @@ static pbd_FieldDef fd_a = {.name = "a", .json_name = "a", .number = 1, .type = 
 static uint64_t sub_a_vals[] = {1};
 static pbd_Field sub_fields[] = {
     {.number = 1, .kind = kPbd_Value_Int, .def = &fd_a, .count = 1, .v.scalars = sub_a_vals}};
-static pbd_Message sub_msg = {.fields = sub_fields, .field_count = 1};
+static pbd_Message sub_msg = {.fields_ = sub_fields, .field_count_ = 1};
 
 static pbd_Value mk_u(pbd_ValueKind k, uint64_t u, const pbd_FieldDef *f) {
   pbd_Value v;
@@ -684,13 +684,13 @@ START_TEST(text_cut_values) {
                                  .type = kPbd_Type_String};
   static pbd_Field nf = {.number = 1, .kind = kPbd_Value_String, .def = &fd_name, .count = 1,
                          .v.strs = names};
-  static pbd_Message named = {.fields = &nf, .field_count = 1};
+  static pbd_Message named = {.fields_ = &nf, .field_count_ = 1};
   static pbd_Message *three[] = {&named, &named, &named};
   static pbd_FieldDef fd_sub = {.name = "sub", .json_name = "sub", .number = 2,
                                 .type = kPbd_Type_Message, .is_repeated = true};
   static pbd_Field sf = {.number = 2, .kind = kPbd_Value_Message, .def = &fd_sub, .count = 3,
                          .v.msgs = three};
-  static pbd_Message outer = {.fields = &sf, .field_count = 1};
+  static pbd_Message outer = {.fields_ = &sf, .field_count_ = 1};
   pbd_Edit m[] = {E(kPbd_Edit_Added, "x", 0, NULL, None(), Msg(&outer))};
   CHECK_REPORT(kPbd_Report_Text, NULL, m, N(m), false,
                "x: added { sub { name: \"abcdefghijklmnopqrstuvwxyzabcdefghijklmnopqrstuvwxyz\" } "

@@ -10,6 +10,7 @@
 #include "diff.h"
 #include "format.h"
 #include "testutil.h"
+#include "canon.h"
 #include "tree.h"
 
 static pbd_DefPool *pool3, *pool2, *pool_onnx;
@@ -108,6 +109,15 @@ static pbd_Status parse_fail(const pbd_MessageDef *t, const char *hex, const pbd
   pbd_Message *m = pbd_Tree_Parse(t, b, 0, n, o, a, &s);
   ck_assert_msg(m == NULL, "%s parsed but should fail", hex);
   ck_assert(s.code != kPbd_Status_Ok);
+  /* the hash pass fails the same way: code, message, offset and path */
+  pbd_Status h;
+  pbd_Status_Clear(&h);
+  pbd_Hash128 ignored;
+  ck_assert_msg(!pbd_Canon_Hash(t, b, 0, n, o, NULL, &ignored, &h), "%s hashed", hex);
+  ck_assert_msg(h.code == s.code && !strcmp(h.msg, s.msg) && h.offset == s.offset &&
+                    !strcmp(h.path, s.path),
+                "%s: hash pass [%s at %zu in %s], tree [%s at %zu in %s]", hex, h.msg, h.offset,
+                h.path, s.msg, s.offset, s.path);
   pbd_Arena_Free(a);
   free(b);
   return s;
@@ -580,7 +590,17 @@ START_TEST(errors_every_prefix) {
     pbd_Message *m = pbd_Tree_Parse(M, copy, 0, k, &o, a, &s);
     ck_assert(m != NULL || (s.code != kPbd_Status_Ok && s.msg[0]));
     if (!m) ck_assert(s.has_offset && s.offset <= k);
+    pbd_Hash128 h;
+    pbd_Status hs;
+    pbd_Status_Clear(&hs);
+    bool hashed = pbd_Canon_Hash(M, copy, 0, k, &o, NULL, &h, &hs);
+    ck_assert_int_eq(hashed, m != NULL);
+    if (m) ck_assert(pbd_Hash128_Equal(h, m->hash));
+    else ck_assert(hs.code == s.code && hs.offset == s.offset && !strcmp(hs.msg, s.msg));
     m = pbd_Tree_Parse(NULL, copy, 0, k, &o, a, &s);
+    pbd_Status_Clear(&hs);
+    ck_assert_int_eq(pbd_Canon_Hash(NULL, copy, 0, k, &o, NULL, &h, &hs), m != NULL);
+    if (m) ck_assert(pbd_Hash128_Equal(h, m->hash));
     free(copy);
     pbd_Arena_Free(a);
   }
@@ -588,196 +608,6 @@ START_TEST(errors_every_prefix) {
 }
 END_TEST
 
-/* Shared elements (pbd_ElementIndex): RIGHT reuses LEFT's subtrees for
- * elements with identical bytes (48 bytes or more), wherever they stand. */
-static char *inner_elem(char tag_hex_byte, char fill, int a) {
-  /* rm element: Inner { a: A, s: 60 x FILL } as "7a LEN ..." */
-  char *out = malloc(512);
-  char *p = out + sprintf(out, "%s 40 08 %02x 12 3c", tag_hex_byte == 'c' ? "aa 01" : "7a", a);
-  for (int i = 0; i < 60; i++) p += sprintf(p, " %02x", (unsigned char)fill);
-  return out;
-}
-
-START_TEST(shared_elements) {
-  const pbd_MessageDef *M = type3("sem3.M");
-  char *A = inner_elem('r', 'a', 1), *B = inner_elem('r', 'b', 2), *C = inner_elem('r', 'c', 3);
-  char *B2 = inner_elem('r', 'b', 5);
-  char l[4096], r[4096];
-  snprintf(l, sizeof l, "%s %s %s", A, B, C);
-  snprintf(r, sizeof r, "%s %s %s", A, B, C);
-  expect(M, l, r, "");
-  snprintf(r, sizeof r, "%s %s %s", A, B2, C);
-  expect(M, l, r, "changed rm[1].a: 2 -> 5\n");
-  snprintf(r, sizeof r, "%s %s %s", C, B, A); /* same elements, other order */
-  const char *sa = "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa",
-             *sb = "bbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbb",
-             *sc = "cccccccccccccccccccccccccccccccccccccccccccccccccccccccccccc";
-  char want[2048], back[2048];
-  snprintf(want, sizeof want,
-           "removed rm[0]: { a: 1 s: \"%s\" } -> _\nremoved rm[1]: { a: 2 s: \"%s\" } -> _\n"
-           "added rm[1]: _ -> { a: 2 s: \"%s\" }\nadded rm[2]: _ -> { a: 1 s: \"%s\" }\n",
-           sa, sb, sb, sa);
-  snprintf(back, sizeof back,
-           "removed rm[0]: { a: 3 s: \"%s\" } -> _\nremoved rm[1]: { a: 2 s: \"%s\" } -> _\n"
-           "added rm[1]: _ -> { a: 2 s: \"%s\" }\nadded rm[2]: _ -> { a: 3 s: \"%s\" }\n",
-           sc, sb, sb, sc);
-  expect_each(M, l, r, want, back);
-  /* the same bytes as a oneof member (a singular field) are not shared
-   * across fields: c3 merges, so it is parsed */
-  char *CA = inner_elem('c', 'a', 1);
-  snprintf(r, sizeof r, "%s %s", CA, CA);
-  expect(M, CA, r, "");
-  /* options differ between the sides: nothing is shared */
-  size_t ln;
-  uint8_t *lb = tu_hex(l, &ln);
-  pbd_Arena *a = pbd_Arena_New();
-  pbd_Status s;
-  pbd_Status_Clear(&s);
-  pbd_ElementIndex *idx = pbd_ElementIndex_New();
-  pbd_TreeOptions lo = opts_default(), ro = opts_default();
-  lo.record = idx;
-  ro.reuse = idx;
-  ro.hash_seed = 777;
-  pbd_Message *lm = pbd_Tree_Parse(M, lb, 0, ln, &lo, a, &s);
-  pbd_Message *rm = pbd_Tree_Parse(M, lb, 0, ln, &ro, a, &s);
-  ck_assert(lm && rm && lm != rm);
-  ck_assert(rm->fields[0].v.msgs[0] != lm->fields[0].v.msgs[0]);
-  ro.hash_seed = lo.hash_seed; /* same options: the whole tree is shared */
-  ck_assert_ptr_eq(pbd_Tree_Parse(M, lb, 0, ln, &ro, a, &s), lm);
-  /* ... and reordered elements are found where they stand */
-  snprintf(r, sizeof r, "%s %s %s", C, B2, A);
-  size_t rn;
-  uint8_t *rb = tu_hex(r, &rn);
-  rm = pbd_Tree_Parse(M, rb, 0, rn, &ro, a, &s);
-  ck_assert_ptr_nonnull(rm);
-  ck_assert_ptr_eq(rm->fields[0].v.msgs[0], lm->fields[0].v.msgs[2]);
-  ck_assert_ptr_ne(rm->fields[0].v.msgs[1], lm->fields[0].v.msgs[1]);
-  ck_assert_ptr_eq(rm->fields[0].v.msgs[2], lm->fields[0].v.msgs[0]);
-  free(rb);
-  /* far out of step (40 elements reversed): after a run of misses the
-   * lookup hashes every recorded element, and finds them all */
-  pbd_Buf big_l = {0}, big_r = {0};
-  char *els[40];
-  for (int i = 0; i < 40; i++) els[i] = inner_elem('r', (char)('A' + i), i);
-  for (int i = 0; i < 40; i++) pbd_Buf_Printf(&big_l, "%s ", els[i]);
-  for (int i = 39; i >= 0; i--) pbd_Buf_Printf(&big_r, "%s ", els[i]);
-  size_t bln, brn;
-  uint8_t *blb = tu_hex(big_l.data, &bln), *brb = tu_hex(big_r.data, &brn);
-  pbd_ElementIndex *idx2 = pbd_ElementIndex_New();
-  pbd_TreeOptions lo2 = opts_default(), ro2 = opts_default();
-  lo2.record = idx2;
-  ro2.reuse = idx2;
-  pbd_Message *bl = pbd_Tree_Parse(M, blb, 0, bln, &lo2, a, &s);
-  pbd_Message *br = pbd_Tree_Parse(M, brb, 0, brn, &ro2, a, &s);
-  ck_assert(bl && br);
-  int shared = 0;
-  for (int i = 0; i < 40; i++) shared += br->fields[0].v.msgs[i] == bl->fields[0].v.msgs[39 - i];
-  ck_assert_int_ge(shared, 40 - 16); /* all but the misses before the table */
-  ck_assert_ptr_eq(br->fields[0].v.msgs[39], bl->fields[0].v.msgs[0]);
-  for (int i = 0; i < 40; i++) free(els[i]);
-  free(blb), free(brb);
-  pbd_Buf_Free(&big_l), pbd_Buf_Free(&big_r);
-  pbd_ElementIndex_Free(idx2);
-  pbd_Arena_Free(a);
-  pbd_ElementIndex_Free(idx);
-  free(lb), free(A), free(B), free(C), free(B2), free(CA);
-}
-END_TEST
-
-/* Large inputs are parsed on two threads (pbd_TreeOptions.parallel): the
- * tree, the hash, the recorded elements and the first error are those of a
- * serial parse. */
-static uint8_t *big_input(size_t *n, size_t elements) {
-  /* sem3.M { i32: 7 rm { a: k s: "<1000 bytes>" r: [k] } x elements } */
-  size_t cap = elements * 1100 + 64, len = 0;
-  uint8_t *b = malloc(cap);
-  b[len++] = 0x08, b[len++] = 0x07;
-  for (size_t k = 0; k < elements; k++) {
-    uint8_t el[1100];
-    size_t e = 0;
-    el[e++] = 0x08, el[e++] = (uint8_t)(k & 0x7f);
-    el[e++] = 0x12, el[e++] = 0xe8, el[e++] = 0x07; /* 1000 bytes */
-    for (int i = 0; i < 1000; i++) el[e++] = (uint8_t)('a' + (k + (size_t)i) % 26);
-    el[e++] = 0x1a, el[e++] = 0x01, el[e++] = (uint8_t)(k & 0x7f);
-    b[len++] = 0x7a, b[len++] = (uint8_t)(e | 0x80), b[len++] = (uint8_t)(e >> 7);
-    memcpy(b + len, el, e);
-    len += e;
-  }
-  *n = len;
-  return b;
-}
-
-static pbd_Message *parse_with(const pbd_MessageDef *M, const uint8_t *b, size_t n, bool parallel,
-                               pbd_ElementIndex *record, pbd_Arena *a, pbd_Status *s) {
-  pbd_TreeOptions o = opts_default();
-  o.parallel = parallel;
-  o.record = record;
-  pbd_Status_Clear(s);
-  return pbd_Tree_Parse(M, b, 0, n, &o, a, s);
-}
-
-START_TEST(parallel_parse_is_serial_parse) {
-  const pbd_MessageDef *M = type3("sem3.M");
-  size_t n;
-  uint8_t *b = big_input(&n, 6000); /* about 6 MB in one repeated field */
-  pbd_Arena *a = pbd_Arena_New();
-  pbd_Status s1, s2;
-  pbd_ElementIndex *i1 = pbd_ElementIndex_New(), *i2 = pbd_ElementIndex_New();
-  pbd_Message *serial = parse_with(M, b, n, false, i1, a, &s1);
-  pbd_Message *par = parse_with(M, b, n, true, i2, a, &s2);
-  ck_assert(serial && par);
-  ck_assert(pbd_Hash128_Equal(serial->hash, par->hash));
-  ck_assert_uint_eq(par->fields[1].count, 6000);
-  for (uint32_t k = 0; k < 6000; k += 997)
-    ck_assert(pbd_Hash128_Equal(serial->fields[1].v.msgs[k]->hash, par->fields[1].v.msgs[k]->hash));
-  size_t edits = 99;
-  pbd_DiffOptions d = {0};
-  ck_assert_int_eq(pbd_Diff_Run(serial, par, &d, NULL, NULL, &edits, &s1), 0);
-  ck_assert_uint_eq(edits, 0);
-  /* the elements the worker parsed are recorded, in order: a second input
-   * with the same bytes shares them all */
-  pbd_TreeOptions ro = opts_default();
-  ro.reuse = i2;
-  pbd_Message *again = pbd_Tree_Parse(M, b, 0, n, &ro, a, &s1);
-  ck_assert_ptr_eq(again, par); /* the whole input */
-  b[1] = 0x09; /* a different root: elements shared one by one */
-  again = pbd_Tree_Parse(M, b, 0, n, &ro, a, &s1);
-  ck_assert_ptr_nonnull(again);
-  ck_assert_ptr_eq(again->fields[1].v.msgs[5999], par->fields[1].v.msgs[5999]);
-  ck_assert_ptr_eq(again->fields[1].v.msgs[10], par->fields[1].v.msgs[10]);
-  b[1] = 0x07;
-  /* the first error is the same, in either half */
-  size_t where[] = {10, 4321};
-  for (int w = 0; w < 2; w++) {
-    uint8_t *bad = malloc(n);
-    memcpy(bad, b, n);
-    /* element k's string gets an invalid UTF-8 byte */
-    size_t off = 2, k = 0;
-    while (k < where[w]) {
-      size_t e = (size_t)(bad[off + 1] & 0x7f) | (size_t)bad[off + 2] << 7;
-      off += 3 + e;
-      k++;
-    }
-    bad[off + 3 + 5 + 100] = 0xff;
-    pbd_Message *m1 = parse_with(M, bad, n, false, NULL, a, &s1);
-    pbd_Message *m2 = parse_with(M, bad, n, true, NULL, a, &s2);
-    ck_assert(!m1 && !m2);
-    ck_assert_int_eq(s1.code, kPbd_Status_BadUtf8);
-    ck_assert_int_eq(s2.code, s1.code);
-    ck_assert_str_eq(s2.msg, s1.msg);
-    ck_assert_uint_eq(s2.offset, s1.offset);
-    ck_assert_str_eq(s2.path, s1.path);
-    char want[32];
-    snprintf(want, sizeof want, "rm[%zu].s", where[w]);
-    ck_assert_str_eq(s1.path, want);
-    free(bad);
-  }
-  pbd_ElementIndex_Free(i1);
-  pbd_ElementIndex_Free(i2);
-  pbd_Arena_Free(a);
-  free(b);
-}
-END_TEST
 
 /* Hash seeds: the same content hashes equal under one seed, and the seed
  * changes the hash (so crafted collisions do not carry across runs). */
@@ -827,8 +657,6 @@ static Suite *suite(void) {
   tcase_add_test(t, errors_depth);
   tcase_add_test(t, errors_every_prefix);
   tcase_add_test(t, hash_seeded);
-  tcase_add_test(t, shared_elements);
-  tcase_add_test(t, parallel_parse_is_serial_parse);
   suite_add_tcase(s, t);
   return s;
 }

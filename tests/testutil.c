@@ -1,4 +1,6 @@
 #include "testutil.h"
+#include "canon.h"
+#include "pbdiff.h"
 
 #include "format.h"
 #include "report.h"
@@ -168,20 +170,41 @@ char *tu_diff_hex(const pbd_MessageDef *t, const char *lhex, const char *rhex,
   pbd_Arena *a = pbd_Arena_New();
   pbd_Status s;
   pbd_Status_Clear(&s);
-  pbd_ElementIndex *idx = pbd_ElementIndex_New();
-  pbd_TreeOptions lo = *o, ro = *o;
-  lo.record = idx;
-  ro.reuse = idx;
-  pbd_Message *lm = pbd_Tree_Parse(t, l, 0, ln, &lo, a, &s);
+  /* the whole trees, as `cat` builds them */
+  pbd_Message *lm = pbd_Tree_Parse(t, l, 0, ln, o, a, &s);
   ck_assert_msg(lm != NULL, "left %s: %s at %zu (%s)", lhex, s.msg, s.offset, s.path);
-  pbd_Message *rm = pbd_Tree_Parse(t, r, 0, rn, &ro, a, &s);
+  pbd_Message *rm = pbd_Tree_Parse(t, r, 0, rn, o, a, &s);
   ck_assert_msg(rm != NULL, "right %s: %s at %zu (%s)", rhex, s.msg, s.offset, s.path);
+  pbd_Buf whole = {0};
+  pbd_Buf_AppendStr(&whole, "");
+  ck_assert_int_eq(pbd_Diff_Run(lm, rm, d, collect_edit, &whole, NULL, &s), 0);
+  if (hash_equal) *hash_equal = pbd_Hash128_Equal(lm->hash, rm->hash);
+  /* the hash pass, with no tree, agrees with the tree on both inputs */
+  pbd_Hash128 lh, rh;
+  ck_assert_msg(pbd_Canon_Hash(t, l, 0, ln, o, NULL, &lh, &s), "left %s: %s", lhex, s.msg);
+  ck_assert_msg(pbd_Canon_Hash(t, r, 0, rn, o, NULL, &rh, &s), "right %s: %s", rhex, s.msg);
+  ck_assert_msg(pbd_Hash128_Equal(lh, lm->hash), "hash pass disagrees with the tree on %s", lhex);
+  ck_assert_msg(pbd_Hash128_Equal(rh, rm->hash), "hash pass disagrees with the tree on %s", rhex);
+  /* the pipeline (hash pass, then shallow trees read where hashes differ)
+   * reports exactly what the walk over whole trees reports */
+  pbd_CompareOptions co = pbd_CompareOptions_Default();
+  co.type = t;
+  co.pool = o->pool;
+  co.equivalent = o->equivalent;
+  co.ignore_unknown = o->ignore_unknown;
+  co.strict = o->strict;
+  co.max_depth = o->max_depth;
+  co.hash_seed = o->hash_seed ? o->hash_seed : 1;
+  if (d) co.diff = *d;
+  co.diff.float_bits = o->float_bits;
   pbd_Buf out = {0};
   pbd_Buf_AppendStr(&out, "");
-  ck_assert_int_eq(pbd_Diff_Run(lm, rm, d, collect_edit, &out, NULL, &s), 0);
-  if (hash_equal) *hash_equal = pbd_Hash128_Equal(lm->hash, rm->hash);
+  pbd_CompareResult res;
+  ck_assert_int_ge(pbd_Compare(l, ln, r, rn, &co, collect_edit, &out, &res, &s), 0);
+  ck_assert_msg(!strcmp(out.data, whole.data), "%s vs %s: shallow walk\n[%s]\nwhole trees\n[%s]",
+                lhex, rhex, out.data, whole.data);
+  pbd_Buf_Free(&whole);
   pbd_Arena_Free(a);
-  pbd_ElementIndex_Free(idx);
   free(l);
   free(r);
   return out.data;
