@@ -27,7 +27,6 @@
 typedef struct {
   uint8_t *p;
   size_t n, cap;
-  bool on_stack;  /* p is a caller's buffer, not scratch memory */
 } Bytes;
 
 typedef struct {
@@ -37,31 +36,62 @@ typedef struct {
 
 enum { kChunkScalars = 256 };
 
+/* One present field of the message being read.  What it holds depends on
+ * the field: the union's member is chosen by `shape`. */
+typedef enum {
+  kShape_Scalar,    /* singular scalar: scalar */
+  kShape_Str,       /* singular string or bytes: str */
+  kShape_Message,   /* singular message or group: parts, then child */
+  kShape_Scalars,   /* repeated scalars: vals, digest */
+  kShape_Record,    /* repeated strings or messages, unknown values: rec */
+  kShape_Map,       /* map entries: entries */
+} Shape;
+
 typedef struct {
   uint32_t number;
-  const pbd_FieldDef *fd;  /* NULL: the unknown fields of this number */
   uint32_t count;          /* values (singular: 0 or 1) */
-  uint64_t scalar;         /* singular scalar */
-  pbd_StrView str;         /* singular string or bytes */
-  pbd_Part *parts;         /* singular message: its parts */
-  uint32_t nparts, capparts;
-  Bytes rec;               /* repeated strings, messages; unknown values */
+  const pbd_FieldDef *fd;  /* NULL: the unknown fields of this number */
+  uint8_t shape;           /* Shape */
+  uint8_t kind;            /* pbd_ValueKind of a known field */
   bool has_varint;         /* unknown values: one of them is a varint */
-  uint64_t *vals;          /* repeated scalars: canonical slots not yet digested */
-  uint32_t nvals;
-  XXH3_state_t *digest;    /* repeated scalars past kPbd_InlineScalars */
-  Entry *entries;          /* map entries as they came */
-  uint32_t nentries, capentries;
-  pbd_Hash128 child;       /* singular message, when finished */
-  bool child_empty;
+  bool child_empty;        /* singular message, when finished */
+  union {
+    uint64_t scalar;
+    pbd_StrView str;
+    struct {
+      pbd_Part *parts;
+      uint32_t nparts, capparts;
+      pbd_Hash128 child;
+    };
+    Bytes rec;
+    struct {
+      uint64_t *vals;      /* canonical slots not yet digested */
+      XXH3_state_t *digest;/* past kPbd_InlineScalars values */
+      uint32_t nvals;
+    };
+    struct {
+      Entry *entries;      /* map entries as they came */
+      uint32_t nentries, capentries;
+    };
+  };
 } Slot;
+
+/* The slots of the messages at one nesting level, kept from one message to
+ * the next (most messages at a level are of one type). */
+typedef struct {
+  Slot *slots;
+  uint32_t capslots;
+  uint32_t *slot_of;       /* field index -> slot index + 1; zero between messages */
+  uint32_t cap_slot_of;
+} Frame;
 
 typedef struct {
   const pbd_MessageDef *def;
   int depth;
+  Frame *frame;
   uint32_t *slot_of;       /* known fields: def->field_count, index + 1 into slots */
   Slot *slots;
-  uint32_t nslots, capslots;
+  uint32_t nslots;
   uint32_t last_unknown;   /* index + 1 of the last unknown slot used */
   uint32_t *unk_table;     /* number -> index + 1, when many unknown numbers */
   uint32_t unk_mask;
@@ -83,6 +113,9 @@ typedef struct {
   const pbd_MessageDef *any;
   pbd_HashCache *record;         /* remembers large messages, or NULL */
   const pbd_HashCache *lookup;   /* already known hashes (input validated), or NULL */
+  bool validate;                 /* only check the input (identical inputs) */
+  Frame **frames;                /* by depth - base_depth */
+  int nframes, base_depth;
 } Ctx;
 
 static size_t off(const Ctx *c, const uint8_t *p) { return (size_t)(p - c->buf); }
@@ -109,54 +142,91 @@ static bool grow(Ctx *c, void **p, uint32_t *cap, uint32_t need, size_t elem) {
   return true;
 }
 
-static bool bytes_put(Ctx *c, Bytes *b, const void *d, size_t n) {
-  if (b->n + n > b->cap) {
-    size_t want = b->cap ? b->cap * 2 : 64;
-    while (want < b->n + n) want *= 2;
-    uint8_t *np = b->on_stack ? pbd_Arena_Malloc(c->scratch, want)
-                              : pbd_Arena_Realloc(c->scratch, b->p, b->cap, want);
-    if (!np) return oom(c);
-    if (b->on_stack && b->n) memcpy(np, b->p, b->n);
-    b->on_stack = false;
-    b->p = np;
-    b->cap = want;
-  }
-  memcpy(b->p + b->n, d, n);
-  b->n += n;
-  return true;
-}
-
-static bool bytes_u64(Ctx *c, Bytes *b, uint64_t v) {
-  v = pbd_ToLe64(v);
-  return bytes_put(c, b, &v, 8);
-}
-
-static bool bytes_hash(Ctx *c, Bytes *b, pbd_Hash128 h) {
-  uint64_t v[2] = {pbd_ToLe64(h.lo), pbd_ToLe64(h.hi)};
-  return bytes_put(c, b, v, 16);
-}
-
 static pbd_Hash128 digest(const Ctx *c, const void *d, size_t n) {
   XXH128_hash_t h = XXH3_128bits_withSeed(d, n, c->o->hash_seed);
   pbd_Hash128 r = {h.low64, h.high64};
   return r;
 }
 
+static uint8_t *put_u64(uint8_t *w, uint64_t v) {
+  v = pbd_ToLe64(v);
+  memcpy(w, &v, 8);
+  return w + 8;
+}
+
+static uint8_t *put_hash(uint8_t *w, pbd_Hash128 h) { return put_u64(put_u64(w, h.lo), h.hi); }
+
+static size_t str_size(size_t n) { return 8 + (n <= kPbd_InlineBytes ? n : 16); }
+
+static uint8_t *put_str(const Ctx *c, uint8_t *w, const char *d, size_t n) {
+  w = put_u64(w, n);
+  if (n > kPbd_InlineBytes) return put_hash(w, digest(c, d, n));
+  memcpy(w, d, n);
+  return w + n;
+}
+
+/* Makes room for n more bytes at the end of b; NULL when out of memory. */
+static uint8_t *bytes_room(Ctx *c, Bytes *b, size_t n) {
+  if (b->n + n > b->cap) {
+    size_t want = b->cap ? b->cap * 2 : 64;
+    while (want < b->n + n) want *= 2;
+    uint8_t *np = pbd_Arena_Realloc(c->scratch, b->p, b->cap, want);
+    if (!np) {
+      oom(c);
+      return NULL;
+    }
+    b->p = np;
+    b->cap = want;
+  }
+  uint8_t *w = b->p + b->n;
+  b->n += n;
+  return w;
+}
+
+static bool bytes_u64(Ctx *c, Bytes *b, uint64_t v) {
+  uint8_t *w = bytes_room(c, b, 8);
+  return w && put_u64(w, v);
+}
+
+static bool bytes_hash(Ctx *c, Bytes *b, pbd_Hash128 h) {
+  uint8_t *w = bytes_room(c, b, 16);
+  return w && put_hash(w, h);
+}
+
 /* str(s) of docs/hash.md: the length, then the bytes or their digest. */
 static bool bytes_str(Ctx *c, Bytes *b, const uint8_t *d, size_t n) {
-  if (!bytes_u64(c, b, n)) return false;
-  if (n <= kPbd_InlineBytes) return bytes_put(c, b, d, n);
-  return bytes_hash(c, b, digest(c, d, n));
+  uint8_t *w = bytes_room(c, b, str_size(n));
+  return w && put_str(c, w, (const char *)d, n);
 }
 
 /* ---- Slots ------------------------------------------------------------------ */
 
+static Shape shape_of(const pbd_FieldDef *fd, pbd_ValueKind k) {
+  if (!fd) return kShape_Record;
+  if (fd->is_map) return kShape_Map;
+  if (fd->is_repeated) return pbd_ValueKind_IsScalar(k) ? kShape_Scalars : kShape_Record;
+  if (k == kPbd_Value_Message) return kShape_Message;
+  return pbd_ValueKind_IsStr(k) ? kShape_Str : kShape_Scalar;
+}
+
 static Slot *new_slot(Ctx *c, Msg *m, uint32_t number, const pbd_FieldDef *fd) {
-  if (!grow(c, (void **)&m->slots, &m->capslots, m->nslots + 1, sizeof(Slot))) return NULL;
+  Frame *f = m->frame;
+  if (m->nslots == f->capslots) {
+    uint32_t cap = f->capslots ? f->capslots * 2 : 16;
+    Slot *ns = realloc(f->slots, sizeof *ns * cap);
+    if (!ns) {
+      oom(c);
+      return NULL;
+    }
+    f->slots = m->slots = ns;
+    f->capslots = cap;
+  }
   Slot *s = &m->slots[m->nslots++];
   memset(s, 0, sizeof *s);
   s->number = number;
   s->fd = fd;
+  s->kind = fd ? (uint8_t)pbd_ValueKindOf(fd->type) : 0;
+  s->shape = (uint8_t)shape_of(fd, s->kind);
   return s;
 }
 
@@ -238,8 +308,10 @@ static bool clear_oneof_siblings(Ctx *c, Msg *m, const pbd_FieldDef *fd) {
     uint32_t k = sib == fd ? 0 : m->slot_of[sib->index];
     if (!k) continue;
     Slot *s = &m->slots[k - 1];
-    if (s->nparts && !finish_child(c, m, s)) return false;
-    s->nparts = 0;
+    if (s->shape == kShape_Message) {
+      if (s->nparts && !finish_child(c, m, s)) return false;
+      s->nparts = 0;
+    }
     s->count = 0;
   }
   return true;
@@ -284,6 +356,7 @@ static uint64_t canonical_scalar(const Ctx *c, const pbd_FieldDef *fd, uint64_t 
 /* ---- Reading fields -------------------------------------------------------- */
 
 static bool add_unknown_value(Ctx *c, Msg *m, uint32_t number, pbd_ValueKind kind, uint64_t u) {
+  if (c->validate) return true;
   Slot *s = unknown_slot(c, m, number);
   if (!s) return false;
   s->count++;
@@ -331,6 +404,7 @@ static bool record_unknown(Ctx *c, Msg *m, const pbd_WireField *f) {
   bool failed = false;
   pbd_ValueKind kind;
   if (f->wire_type == kPbd_WireType_Delimited) {
+    if (c->validate) return true; /* bytes or a message, it cannot be an error */
     bool is_msg = try_unknown_message(c, f->data, f->size, m->depth, &h, &failed);
     if (failed) return false;
     kind = is_msg ? kPbd_Value_LenMessage : kPbd_Value_Len;
@@ -346,6 +420,7 @@ static bool record_unknown(Ctx *c, Msg *m, const pbd_WireField *f) {
       pbd_FieldDef_PrependPath(NULL, f->number, 0, c->s);
       return false;
     }
+    if (c->validate) return true;
     h = r.hash;
     kind = kPbd_Value_Group;
   }
@@ -367,6 +442,7 @@ static bool add_scalar(Ctx *c, Msg *m, const pbd_FieldDef *fd, uint64_t raw) {
     if (c->o->ignore_unknown) return true;
     return add_unknown_value(c, m, fd->number, kPbd_Value_Varint, raw);
   }
+  if (c->validate) return true;
   Slot *s = value_slot(c, m, fd);
   if (!s) return false;
   if (fd->is_repeated) return push_scalar(c, s, canonical_scalar(c, fd, raw));
@@ -424,7 +500,7 @@ static bool add_packed(Ctx *c, Msg *m, const pbd_FieldDef *fd, const pbd_WireFie
       if (!add_scalar(c, m, fd, raw)) return false; /* goes to unknown fields */
       continue;
     }
-    if (!push_scalar(c, s, canonical_scalar(c, fd, raw))) return false;
+    if (!c->validate && !push_scalar(c, s, canonical_scalar(c, fd, raw))) return false;
   }
   return true;
 }
@@ -444,7 +520,7 @@ static bool add_string(Ctx *c, Msg *m, const pbd_FieldDef *fd, const pbd_WireFie
   if (!s) return false;
   if (fd->is_repeated) {
     s->count++;
-    return bytes_str(c, &s->rec, f->data, f->size);
+    return c->validate || bytes_str(c, &s->rec, f->data, f->size);
   }
   s->str.data = (const char *)f->data;
   s->str.size = f->size;
@@ -462,6 +538,14 @@ static bool add_message(Ctx *c, Msg *m, const pbd_FieldDef *fd, const pbd_WireFi
   Slot *s = value_slot(c, m, fd);
   if (!s) return false;
   pbd_Part part = {f->data, f->size};
+  if (!fd->is_repeated && c->validate) { /* each part is checked on its own */
+    if (!hash_message(c, fd->message_type, &part, 1, m->depth + 1, &(Result){0})) {
+      pbd_FieldDef_PrependPath(fd, fd->number, 0, c->s);
+      return false;
+    }
+    s->count = 1;
+    return true;
+  }
   if (!fd->is_repeated) { /* rule 3: read when the parent ends, all parts merged */
     if (s->count == 0) s->nparts = 0;
     if (!grow(c, (void **)&s->parts, &s->capparts, s->nparts + 1, sizeof(pbd_Part))) return false;
@@ -473,6 +557,10 @@ static bool add_message(Ctx *c, Msg *m, const pbd_FieldDef *fd, const pbd_WireFi
   if (!hash_message(c, fd->message_type, &part, 1, m->depth + 1, &r)) {
     pbd_FieldDef_PrependPath(fd, fd->number, s->count, c->s);
     return false;
+  }
+  if (c->validate) {
+    s->count++;
+    return true;
   }
   if (!fd->is_map) {
     s->count++;
@@ -614,26 +702,42 @@ static void sort_slots(Slot **v, Slot **tmp, size_t n) {
   memcpy(v, tmp, n * sizeof *v);
 }
 
-/* The values of one slot, as the record writes them. */
-static bool write_values(Ctx *c, Bytes *r, Slot *s) {
-  if (!s->fd) return bytes_put(c, r, s->rec.p, s->rec.n);
-  pbd_ValueKind k = pbd_ValueKindOf(s->fd->type);
-  if (s->fd->is_map) {
-    for (uint32_t i = 0; i < s->nentries; i++)
-      if (!bytes_hash(c, r, s->entries[i].hash)) return false;
-    return true;
+/* ---- Writing the record ---------------------------------------------------- */
+
+/* The size of a slot's values in the record. */
+static size_t values_size(const Slot *s) {
+  switch (s->shape) {
+    case kShape_Record: return s->rec.n;
+    case kShape_Map: return 16 * (size_t)s->nentries;
+    case kShape_Scalars: return s->count <= kPbd_InlineScalars ? 8 * (size_t)s->count : 16;
+    case kShape_Message: return 16;
+    case kShape_Str: return str_size(s->str.size);
+    default: return 8;
   }
-  if (s->fd->is_repeated && pbd_ValueKind_IsScalar(k)) {
-    if (s->count <= kPbd_InlineScalars) return bytes_put(c, r, s->vals, 8 * (size_t)s->count);
-    if (!s->digest) return bytes_hash(c, r, digest(c, s->vals, 8 * (size_t)s->nvals));
-    XXH3_128bits_update(s->digest, s->vals, sizeof(uint64_t) * s->nvals);
-    XXH128_hash_t h = XXH3_128bits_digest(s->digest);
-    return bytes_hash(c, r, (pbd_Hash128){h.low64, h.high64});
+}
+
+/* Writes a slot's values as the record has them. */
+static uint8_t *put_values(const Ctx *c, uint8_t *w, Slot *s) {
+  switch (s->shape) {
+    case kShape_Record:
+      if (s->rec.n) memcpy(w, s->rec.p, s->rec.n);
+      return w + s->rec.n;
+    case kShape_Map:
+      for (uint32_t i = 0; i < s->nentries; i++) w = put_hash(w, s->entries[i].hash);
+      return w;
+    case kShape_Scalars:
+      if (s->count <= kPbd_InlineScalars) {
+        memcpy(w, s->vals, 8 * (size_t)s->count);
+        return w + 8 * (size_t)s->count;
+      }
+      if (!s->digest) return put_hash(w, digest(c, s->vals, 8 * (size_t)s->nvals));
+      XXH3_128bits_update(s->digest, s->vals, sizeof(uint64_t) * s->nvals);
+      XXH128_hash_t h = XXH3_128bits_digest(s->digest);
+      return put_hash(w, (pbd_Hash128){h.low64, h.high64});
+    case kShape_Message: return put_hash(w, s->child);
+    case kShape_Str: return put_str(c, w, s->str.data, s->str.size);
+    default: return put_u64(w, pbd_HashBits(c->o->float_bits, s->kind, s->scalar));
   }
-  if (s->fd->is_repeated) return bytes_put(c, r, s->rec.p, s->rec.n);
-  if (k == kPbd_Value_Message) return bytes_hash(c, r, s->child);
-  if (pbd_ValueKind_IsStr(k)) return bytes_str(c, r, (const uint8_t *)s->str.data, s->str.size);
-  return bytes_u64(c, r, pbd_HashBits(c->o->float_bits, k, s->scalar));
 }
 
 /* The value of a known singular slot (a map entry's key, an Any's parts). */
@@ -648,30 +752,31 @@ static pbd_Value slot_value(const Slot *s) {
 }
 
 /* Rule 11: an Any whose type the schema has is its URL and its payload's
- * meaning.  A payload that does not parse leaves the Any as it is. */
-static bool any_record(Ctx *c, const Msg *m, Slot **present, uint32_t n, Bytes *r, bool *done) {
-  *done = false;
-  const Slot *url = NULL, *val = NULL;
+ * meaning: *payload is set when its payload parses as that type. */
+static bool any_payload(Ctx *c, const Msg *m, Slot **present, uint32_t n, const Slot **url,
+                        pbd_Hash128 *payload, bool *resolved) {
+  *resolved = false;
+  const Slot *val = NULL;
+  *url = NULL;
   for (uint32_t i = 0; i < n; i++) {
-    if (present[i]->fd && present[i]->number == 1) url = present[i];
+    if (present[i]->fd && present[i]->number == 1) *url = present[i];
     if (present[i]->fd && present[i]->number == 2) val = present[i];
   }
-  if (!url || pbd_ValueKindOf(url->fd->type) != kPbd_Value_String) return true;
-  const pbd_MessageDef *type = pbd_AnyPayloadType(c->o->pool, url->str);
+  if (!*url || (*url)->kind != kPbd_Value_String) return true;
+  const pbd_MessageDef *type = pbd_AnyPayloadType(c->o->pool, (*url)->str);
   if (!type || m->depth + 1 > c->max_depth) return true;
   pbd_Part part = {(const uint8_t *)"", 0};
-  if (val && pbd_ValueKindOf(val->fd->type) == kPbd_Value_Bytes)
+  if (val && val->kind == kPbd_Value_Bytes)
     part = (pbd_Part){(const uint8_t *)val->str.data, val->str.size};
   Result pr;
   if (!hash_message(c, type, &part, 1, m->depth + 1, &pr)) {
     if (c->s->code == kPbd_Status_OutOfMemory) return false;
-    pbd_Status_Clear(c->s);
+    pbd_Status_Clear(c->s); /* stays bytes, compared as bytes */
     return true;
   }
-  *done = true;
-  return bytes_u64(c, r, 0xA11) &&
-         bytes_str(c, r, (const uint8_t *)url->str.data, url->str.size) &&
-         bytes_hash(c, r, pr.hash);
+  *resolved = true;
+  *payload = pr.hash;
+  return true;
 }
 
 /* Whether a map entry's value is a closed enum value the schema does not
@@ -686,13 +791,15 @@ static bool entry_has_unknown_enum(const Msg *m) {
 
 static bool finish(Ctx *c, Msg *m, Result *out) {
   bool entry = m->def && m->def->is_map_entry;
-  Slot **present = pbd_Arena_Malloc(c->scratch, sizeof(Slot *) * (m->nslots ? m->nslots : 1) * 2);
+  Slot *few[64]; /* most messages have a few fields: no allocation */
+  Slot **present = m->nslots <= 32 ? few
+                                   : pbd_Arena_Malloc(c->scratch, sizeof(Slot *) * m->nslots * 2);
   if (!present) return oom(c);
   uint32_t n = 0;
   for (uint32_t i = 0; i < m->nslots; i++) {
     Slot *s = &m->slots[i];
     if (s->count == 0 || (entry && !s->fd)) continue;
-    if (s->fd && s->nparts) {
+    if (s->shape == kShape_Message) {
       Result r;
       if (!hash_message(c, s->fd->message_type, s->parts, s->nparts, m->depth + 1, &r)) {
         pbd_FieldDef_PrependPath(s->fd, s->fd->number, 0, c->s);
@@ -701,7 +808,7 @@ static bool finish(Ctx *c, Msg *m, Result *out) {
       s->child = r.hash;
       s->child_empty = r.empty;
     }
-    if (s->fd && s->fd->is_map && !canonicalize_map(c, s)) return false;
+    if (s->shape == kShape_Map && !canonicalize_map(c, s)) return false;
     if (s->fd && drop_as_default(c, m, s)) continue;
     present[n++] = s;
   }
@@ -714,19 +821,66 @@ static bool finish(Ctx *c, Msg *m, Result *out) {
     for (uint32_t i = 0; i < n; i++)
       if (present[i]->number == 1) out->key = slot_value(present[i]);
   }
-  uint8_t small[512];
-  Bytes r = {small, 0, sizeof small, true};
-  bool done = false;
-  if (c->any && m->def == c->any && !any_record(c, m, present, n, &r, &done)) return false;
-  for (uint32_t i = 0; i < n && !done; i++) {
-    Slot *s = present[i];
-    if (!bytes_u64(c, &r, (uint64_t)s->number << 8 | (s->fd ? 1 : 2)) ||
-        !bytes_u64(c, &r, s->count) || !write_values(c, &r, s))
-      return false;
+  const Slot *url = NULL;
+  pbd_Hash128 payload;
+  bool resolved = false;
+  if (c->any && m->def == c->any && !any_payload(c, m, present, n, &url, &payload, &resolved))
+    return false;
+  size_t size = resolved ? 8 + str_size(url->str.size) + 16 : 0;
+  for (uint32_t i = 0; i < n && !resolved; i++) size += 16 + values_size(present[i]);
+  uint8_t small[1024];
+  uint8_t *rec = size <= sizeof small ? small : pbd_Arena_Malloc(c->scratch, size);
+  if (!rec) return oom(c);
+  uint8_t *w = rec;
+  if (resolved) {
+    w = put_hash(put_str(c, put_u64(w, 0xA11), url->str.data, url->str.size), payload);
+  } else {
+    for (uint32_t i = 0; i < n; i++) {
+      Slot *s = present[i];
+      w = put_u64(w, (uint64_t)s->number << 8 | (s->fd ? 1 : 2));
+      w = put_values(c, put_u64(w, s->count), s);
+    }
   }
-  out->hash = digest(c, r.p, r.n);
+  out->hash = digest(c, rec, (size_t)(w - rec));
   out->empty = n == 0;
   return true;
+}
+
+/* The frame of a nesting level, its field table big enough for `fields`. */
+static Frame *frame_at(Ctx *c, int depth, uint32_t fields) {
+  int i = depth - c->base_depth;
+  if (i < 0) return NULL;
+  if (i >= c->nframes) {
+    int n = c->nframes ? c->nframes * 2 : 8;
+    while (n <= i) n *= 2;
+    Frame **nf = realloc(c->frames, sizeof *nf * (size_t)n);
+    if (!nf) return NULL;
+    memset(nf + c->nframes, 0, sizeof *nf * (size_t)(n - c->nframes));
+    c->frames = nf;
+    c->nframes = n;
+  }
+  if (!c->frames[i] && !(c->frames[i] = calloc(1, sizeof(Frame)))) return NULL;
+  Frame *f = c->frames[i];
+  if (fields > f->cap_slot_of) {
+    uint32_t *t = calloc(fields, sizeof *t);
+    if (!t) return NULL;
+    free(f->slot_of);
+    f->slot_of = t;
+    f->cap_slot_of = fields;
+  }
+  return f;
+}
+
+static void free_frames(Ctx *c) {
+  for (int i = 0; i < c->nframes; i++) {
+    if (!c->frames[i]) continue;
+    free(c->frames[i]->slots);
+    free(c->frames[i]->slot_of);
+    free(c->frames[i]);
+  }
+  free(c->frames);
+  c->frames = NULL;
+  c->nframes = 0;
 }
 
 /* Reads and hashes one message made of `nparts` parts at `depth`. */
@@ -743,19 +897,23 @@ static bool hash_message(Ctx *c, const pbd_MessageDef *def, const pbd_Part *part
   memset(&m, 0, sizeof m);
   m.def = def;
   m.depth = depth;
-  bool ok = true;
-  if (def && def->field_count) {
-    m.slot_of = pbd_Arena_Calloc(c->scratch, sizeof(uint32_t) * def->field_count);
-    ok = m.slot_of != NULL || oom(c);
+  m.frame = frame_at(c, depth, def ? def->field_count : 0);
+  bool ok = m.frame != NULL || oom(c);
+  if (ok) {
+    m.slots = m.frame->slots;
+    m.slot_of = m.frame->slot_of;
   }
   size_t total = 0;
   for (size_t i = 0; ok && i < nparts; i++) {
     ok = read_part(c, &m, parts[i].data, parts[i].data + parts[i].size);
     total += parts[i].size;
   }
-  ok = ok && finish(c, &m, out);
+  ok = ok && (c->validate || finish(c, &m, out));
+  for (uint32_t i = 0; i < m.nslots; i++) /* the level's table, clean for the next */
+    if (m.slots[i].fd) m.slot_of[m.slots[i].fd->index] = 0;
   pbd_Arena_Reset(c->scratch, mark);
-  if (ok && nparts == 1) pbd_HashCache_Add(c->record, parts[0].data, total, def, out->hash, out->empty);
+  if (ok && nparts == 1 && !c->validate)
+    pbd_HashCache_Add(c->record, parts[0].data, total, def, out->hash, out->empty);
   return ok;
 }
 
@@ -764,9 +922,14 @@ static bool hash_message(Ctx *c, const pbd_MessageDef *def, const pbd_Part *part
 static Ctx new_ctx(const pbd_MessageDef *type, const uint8_t *buf, const pbd_TreeOptions *o,
                    pbd_Arena *scratch, pbd_Status *s) {
   (void)type;
-  Ctx c = {buf, o, scratch, s, o->max_depth > 0 ? o->max_depth : kPbd_DefaultMaxDepth,
-           o->pool ? pbd_DefPool_FindMessageByName(o->pool, "google.protobuf.Any") : NULL,
-           NULL, NULL};
+  Ctx c;
+  memset(&c, 0, sizeof c);
+  c.buf = buf;
+  c.o = o;
+  c.scratch = scratch;
+  c.s = s;
+  c.max_depth = o->max_depth > 0 ? o->max_depth : kPbd_DefaultMaxDepth;
+  c.any = o->pool ? pbd_DefPool_FindMessageByName(o->pool, "google.protobuf.Any") : NULL;
   return c;
 }
 
@@ -783,21 +946,84 @@ bool pbd_Canon_Hash(const pbd_MessageDef *type, const uint8_t *buf, size_t begin
   pbd_Part part = {buf + begin, end - begin};
   Result r;
   bool ok = hash_message(&c, type, &part, 1, 0, &r);
+  free_frames(&c);
   pbd_Arena_Free(scratch);
-  if (ok) *out = r.hash;
+  if (ok && out) *out = r.hash;
   return ok;
+}
+
+bool pbd_Canon_Validate(const pbd_MessageDef *type, const uint8_t *buf, size_t begin, size_t end,
+                        const pbd_TreeOptions *o, pbd_Status *s) {
+  pbd_Arena *scratch = pbd_Arena_New();
+  if (!scratch) {
+    pbd_Status_SetError(s, kPbd_Status_OutOfMemory, "out of memory");
+    return false;
+  }
+  Ctx c = new_ctx(type, buf, o, scratch, s);
+  c.validate = true;
+  pbd_Part part = {buf + begin, end - begin};
+  bool ok = hash_message(&c, type, &part, 1, 0, &(Result){0});
+  free_frames(&c);
+  pbd_Arena_Free(scratch);
+  return ok;
+}
+
+/* ---- A hasher kept for many calls (shallow trees) ---------------------------- */
+
+struct pbd_Hasher {
+  Ctx c;  /* its frames and scratch memory outlive each call */
+};
+
+pbd_Hasher *pbd_Hasher_New(const uint8_t *buf, const pbd_TreeOptions *o,
+                           const pbd_HashCache *cache) {
+  pbd_Hasher *h = calloc(1, sizeof *h);
+  if (!h) return NULL;
+  h->c = new_ctx(NULL, buf, o, pbd_Arena_New(), NULL);
+  h->c.lookup = cache;
+  if (!h->c.scratch) {
+    free(h);
+    return NULL;
+  }
+  return h;
+}
+
+void pbd_Hasher_Free(pbd_Hasher *h) {
+  if (!h) return;
+  free_frames(&h->c);
+  pbd_Arena_Free(h->c.scratch);
+  free(h);
+}
+
+bool pbd_Hasher_HashParts(pbd_Hasher *h, const pbd_MessageDef *type, const pbd_Part *parts,
+                          size_t nparts, int depth, pbd_Hash128 *out, bool *empty,
+                          pbd_Status *s) {
+  h->c.s = s;
+  Result r;
+  if (!hash_message(&h->c, type, parts, nparts, depth, &r)) return false;
+  *out = r.hash;
+  if (empty) *empty = r.empty;
+  return true;
+}
+
+bool pbd_Hasher_TryUnknown(pbd_Hasher *h, const uint8_t *data, size_t size, int depth,
+                           pbd_Hash128 *out, bool *failed, pbd_Status *s) {
+  h->c.s = s;
+  return try_unknown_message(&h->c, data, size, depth, out, failed);
 }
 
 /* A context for one call with the caller's scratch memory, or its own. */
 static bool begin_call(Ctx *c, const uint8_t *buf, const pbd_TreeOptions *o,
-                       const pbd_HashCache *cache, pbd_Arena *scratch, pbd_Status *s) {
+                       const pbd_HashCache *cache, pbd_Arena *scratch, int depth,
+                       pbd_Status *s) {
   *c = new_ctx(NULL, buf, o, scratch ? scratch : pbd_Arena_New(), s);
   c->lookup = cache;
+  c->base_depth = depth;
   if (!c->scratch) return oom(c);
   return true;
 }
 
 static void end_call(Ctx *c, pbd_Arena *scratch) {
+  free_frames(c);
   if (!scratch) pbd_Arena_Free(c->scratch);
 }
 
@@ -806,7 +1032,7 @@ bool pbd_Canon_HashParts(const pbd_MessageDef *type, const uint8_t *buf, const p
                          const pbd_HashCache *cache, pbd_Arena *scratch, pbd_Hash128 *out,
                          bool *empty, pbd_Status *s) {
   Ctx c;
-  if (!begin_call(&c, buf, o, cache, scratch, s)) return false;
+  if (!begin_call(&c, buf, o, cache, scratch, depth, s)) return false;
   Result r;
   bool ok = hash_message(&c, type, parts, nparts, depth, &r);
   end_call(&c, scratch);
@@ -822,7 +1048,7 @@ bool pbd_Canon_TryHashUnknown(const uint8_t *buf, const uint8_t *data, size_t si
                               pbd_Arena *scratch, pbd_Hash128 *out, bool *failed, pbd_Status *s) {
   Ctx c;
   *failed = false;
-  if (!begin_call(&c, buf, o, cache, scratch, s)) {
+  if (!begin_call(&c, buf, o, cache, scratch, depth + 1, s)) {
     *failed = true;
     return false;
   }

@@ -36,9 +36,10 @@ extern "C" {
  * pass for the messages (written in one part) of at least a given size,
  * within a memory budget.  (pbd_HashCache is declared in tree.h.) */
 
-/* A cache for a buffer; NULL when out of memory.  budget_bytes bounds its
- * memory: when full, it keeps the larger messages. */
-pbd_HashCache *pbd_HashCache_New(size_t budget_bytes);
+/* A cache for the messages of the buffer that begins at base; NULL when out
+ * of memory.  budget_bytes bounds its memory: when full, it keeps the
+ * larger messages. */
+pbd_HashCache *pbd_HashCache_New(const uint8_t *base, size_t budget_bytes);
 void pbd_HashCache_Free(pbd_HashCache *c);
 /* The hash (and whether the message is empty) of the message of `type`
  * whose first part begins at `data`; false when not remembered. */
@@ -52,6 +53,11 @@ bool pbd_HashCache_Find(const pbd_HashCache *c, const uint8_t *data, const pbd_M
 bool pbd_Canon_Hash(const pbd_MessageDef *type, const uint8_t *buf, size_t begin, size_t end,
                     const pbd_TreeOptions *o, pbd_HashCache *cache, pbd_Hash128 *out,
                     pbd_Status *s);
+
+/* Checks buf[begin, end) as pbd_Canon_Hash reads it, without hashing: the
+ * same errors (two inputs with identical bytes need no more). */
+bool pbd_Canon_Validate(const pbd_MessageDef *type, const uint8_t *buf, size_t begin, size_t end,
+                        const pbd_TreeOptions *o, pbd_Status *s);
 
 /* The hash of a message of `type` at nesting `depth` (its parent's depth + 1)
  * made of the given parts (merged, rule 3), as its parent's record takes it;
@@ -72,6 +78,18 @@ bool pbd_Canon_HashParts(const pbd_MessageDef *type, const uint8_t *buf, const p
 bool pbd_Canon_TryHashUnknown(const uint8_t *buf, const uint8_t *data, size_t size, int depth,
                               const pbd_TreeOptions *o, const pbd_HashCache *cache,
                               pbd_Arena *scratch, pbd_Hash128 *out, bool *failed, pbd_Status *s);
+
+/* The two calls above for many messages of one buffer (a shallow tree's):
+ * the working memory stays from one call to the next. */
+typedef struct pbd_Hasher pbd_Hasher;
+pbd_Hasher *pbd_Hasher_New(const uint8_t *buf, const pbd_TreeOptions *o,
+                           const pbd_HashCache *cache);
+void pbd_Hasher_Free(pbd_Hasher *h);
+bool pbd_Hasher_HashParts(pbd_Hasher *h, const pbd_MessageDef *type, const pbd_Part *parts,
+                          size_t nparts, int depth, pbd_Hash128 *out, bool *empty,
+                          pbd_Status *s);
+bool pbd_Hasher_TryUnknown(pbd_Hasher *h, const uint8_t *data, size_t size, int depth,
+                           pbd_Hash128 *out, bool *failed, pbd_Status *s);
 
 #ifdef __cplusplus
 }

@@ -12,30 +12,33 @@
 #include "canon.h"
 #include "canon_internal.h"
 
+/* 24 bytes an entry: the message's first byte as an offset from the first
+ * message remembered, its size class (log2) and whether it is empty, then
+ * its hash.  No two messages of one input begin at the same byte (a
+ * sub-message's bytes begin after its tag), so the offset is the key. */
 typedef struct {
-  const uint8_t *data;
-  const pbd_MessageDef *type;
+  uint64_t key;   /* offset << 8 | size class << 1 | empty */
   pbd_Hash128 hash;
-  uint64_t size : 63;
-  uint64_t empty : 1;
 } Entry;
 
 struct pbd_HashCache {
+  const uint8_t *base;  /* offsets count from here (the input's first byte) */
   Entry *v;
   size_t n, cap, max;   /* max: entries the budget allows */
-  size_t min_size;      /* messages below this are not kept */
+  unsigned min_class;   /* messages below 2^min_class bytes are not kept */
   uint32_t *slots;      /* open addressing over v (index + 1), built on first Find */
   size_t mask;
 };
 
-enum { kFirstMinSize = 48 };
+enum { kFirstMinClass = 6 }; /* 64 bytes */
 
-pbd_HashCache *pbd_HashCache_New(size_t budget_bytes) {
+pbd_HashCache *pbd_HashCache_New(const uint8_t *base, size_t budget_bytes) {
   pbd_HashCache *c = calloc(1, sizeof *c);
   if (!c) return NULL;
-  c->max = budget_bytes / (sizeof(Entry) + 2 * sizeof(uint32_t));
+  c->base = base;
+  c->max = budget_bytes / sizeof(Entry);
   if (c->max > UINT32_MAX / 4) c->max = UINT32_MAX / 4;
-  c->min_size = kFirstMinSize;
+  c->min_class = kFirstMinClass;
   return c;
 }
 
@@ -46,25 +49,34 @@ void pbd_HashCache_Free(pbd_HashCache *c) {
   free(c);
 }
 
+static unsigned size_class(size_t size) {
+  unsigned k = 0;
+  while (k < 62 && ((size_t)2 << k) <= size) k++;
+  return k;
+}
+
 /* Full: keep only the entries at least twice the old floor. */
 static void raise_floor(pbd_HashCache *c) {
-  c->min_size *= 2;
+  c->min_class++;
   size_t k = 0;
   for (size_t i = 0; i < c->n; i++)
-    if (c->v[i].size >= c->min_size) c->v[k++] = c->v[i];
+    if (((c->v[i].key >> 1) & 0x7f) >= c->min_class) c->v[k++] = c->v[i];
   c->n = k;
 }
 
 void pbd_HashCache_Add(pbd_HashCache *c, const uint8_t *data, size_t size,
                        const pbd_MessageDef *type, pbd_Hash128 hash, bool empty) {
-  if (!c || size < c->min_size || c->max == 0) return;
+  (void)type;
+  if (!c || c->max == 0 || size >> c->min_class == 0) return;
   if (c->slots) { /* added after a lookup: the table is built again */
     free(c->slots);
     c->slots = NULL;
   }
-  while (c->n >= c->max && c->min_size < ((size_t)1 << 62)) {
+  if (data < c->base) return;
+  unsigned cls = size_class(size);
+  while (c->n >= c->max && c->min_class < 62) {
     raise_floor(c);
-    if (size < c->min_size) return;
+    if (cls < c->min_class) return;
   }
   if (c->n == c->cap) {
     size_t cap = c->cap ? c->cap * 2 : 1024;
@@ -75,15 +87,12 @@ void pbd_HashCache_Add(pbd_HashCache *c, const uint8_t *data, size_t size,
     c->cap = cap;
   }
   Entry *e = &c->v[c->n++];
-  e->data = data;
-  e->type = type;
+  e->key = (uint64_t)(data - c->base) << 8 | cls << 1 | (empty ? 1 : 0);
   e->hash = hash;
-  e->size = size;
-  e->empty = empty;
 }
 
-static size_t slot_hash(const uint8_t *data, const pbd_MessageDef *type) {
-  uint64_t k = (uint64_t)(uintptr_t)data * 0x9E3779B97F4A7C15ull ^ (uint64_t)(uintptr_t)type;
+static size_t slot_hash(uint64_t offset) {
+  uint64_t k = offset * 0x9E3779B97F4A7C15ull;
   return (size_t)(k ^ k >> 29);
 }
 
@@ -94,7 +103,7 @@ static void build_table(pbd_HashCache *c) {
   if (!c->slots) return;
   c->mask = cap - 1;
   for (size_t i = 0; i < c->n; i++) {
-    size_t j = slot_hash(c->v[i].data, c->v[i].type) & c->mask;
+    size_t j = slot_hash(c->v[i].key >> 8) & c->mask;
     while (c->slots[j]) j = (j + 1) & c->mask;
     c->slots[j] = (uint32_t)(i + 1);
   }
@@ -103,14 +112,16 @@ static void build_table(pbd_HashCache *c) {
 bool pbd_HashCache_Find(const pbd_HashCache *cc, const uint8_t *data, const pbd_MessageDef *type,
                         pbd_Hash128 *hash, bool *empty) {
   pbd_HashCache *c = (pbd_HashCache *)cc; /* the table is a lazily built index */
-  if (!c || c->n == 0) return false;
+  (void)type;
+  if (!c || c->n == 0 || data < c->base) return false;
   if (!c->slots) build_table(c);
   if (!c->slots) return false;
-  for (size_t j = slot_hash(data, type) & c->mask; c->slots[j]; j = (j + 1) & c->mask) {
+  uint64_t offset = (uint64_t)(data - c->base);
+  for (size_t j = slot_hash(offset) & c->mask; c->slots[j]; j = (j + 1) & c->mask) {
     const Entry *e = &c->v[c->slots[j] - 1];
-    if (e->data == data && e->type == type) {
+    if (e->key >> 8 == offset) {
       *hash = e->hash;
-      *empty = e->empty;
+      *empty = e->key & 1;
       return true;
     }
   }

@@ -28,6 +28,7 @@ typedef struct {
   pbd_HashCache *cache;
   pbd_Status s;
   bool ok;
+  bool validate_only;  /* identical inputs: only check them */
 } Side;
 
 static size_t msg_begin(const pbd_CompareInput *in, size_t i) { return in->stream ? in->begin[i] : 0; }
@@ -41,8 +42,11 @@ static void *hash_side(void *arg) {
   Side *sd = arg;
   sd->ok = true;
   for (size_t i = 0; i < sd->count && sd->ok; i++) {
-    sd->ok = pbd_Canon_Hash(sd->type, side_data(sd), msg_begin(sd->in, i), msg_end(sd->in, i),
-                            &sd->t, sd->cache, &sd->hashes[i], &sd->s);
+    size_t b = msg_begin(sd->in, i), e = msg_end(sd->in, i);
+    sd->ok = sd->validate_only
+                 ? pbd_Canon_Validate(sd->type, side_data(sd), b, e, &sd->t, &sd->s)
+                 : pbd_Canon_Hash(sd->type, side_data(sd), b, e, &sd->t, sd->cache, &sd->hashes[i],
+                                  &sd->s);
     if (!sd->ok && sd->in->stream) {
       char seg[32];
       snprintf(seg, sizeof seg, "[%zu]", i);
@@ -70,7 +74,7 @@ static bool side_init(Side *sd, const pbd_CompareInput *in, const pbd_MessageDef
   sd->hashes = calloc(sd->count ? sd->count : 1, sizeof *sd->hashes);
   /* a quarter of the input's size for the hashes of its larger messages:
    * what a walk needs to skip them without reading them again */
-  if (want_cache) sd->cache = pbd_HashCache_New(in->size / 4);
+  if (want_cache) sd->cache = pbd_HashCache_New(side_data(sd), in->size / 3);
   return sd->hashes && (!want_cache || sd->cache);
 }
 
@@ -171,6 +175,7 @@ int pbd_Compare_Inputs(const pbd_CompareInput *left, const pbd_CompareInput *rig
     goto done;
   }
   if (identical) {
+    l.validate_only = true;
     hash_side(&l);
     r.ok = l.ok;
   } else {

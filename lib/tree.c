@@ -197,6 +197,7 @@ struct pbd_LazyTree {
   const uint8_t *buf;
   pbd_TreeOptions o;
   const pbd_HashCache *cache;
+  pbd_Hasher *hasher;        /* hashes sub-messages the cache does not have */
   pbd_Arena *arena;          /* the caller's: messages and fields */
   pbd_Arena *scratch;        /* builders while a level is read */
   const pbd_MessageDef *any;
@@ -249,8 +250,8 @@ static bool finish_unread(Ctx *c, pbd_Message *m) {
   bool empty = false;
   if (!(u->nparts == 1 &&
         pbd_HashCache_Find(c->lazy->cache, u->parts[0].data, m->def, &m->hash, &empty)) &&
-      !pbd_Canon_HashParts(m->def, c->buf, u->parts, u->nparts, u->depth, c->o, c->lazy->cache,
-                           c->scratch, &m->hash, &empty, c->s))
+      !pbd_Hasher_HashParts(c->lazy->hasher, m->def, u->parts, u->nparts, u->depth, &m->hash,
+                            &empty, c->s))
     return false;
   u->empty = empty;
   m->building_ = false;
@@ -272,8 +273,7 @@ static pbd_Message *new_unread_hashed(Ctx *c, const pbd_MessageDef *def, int dep
 static bool unread_unknown_len(Ctx *c, const pbd_WireField *f, int depth, pbd_UnknownValue *v) {
   pbd_Hash128 h;
   bool failed = false;
-  if (pbd_Canon_TryHashUnknown(c->buf, f->data, f->size, depth, c->o, c->lazy->cache,
-                               c->scratch, &h, &failed, c->s)) {
+  if (pbd_Hasher_TryUnknown(c->lazy->hasher, f->data, f->size, depth, &h, &failed, c->s)) {
     v->kind = kPbd_Value_LenMessage;
     v->m = new_unread_hashed(c, NULL, depth + 1, f->data, f->size, h, false);
     return v->m != NULL || oom(c);
@@ -679,8 +679,7 @@ static bool resolve_any(Ctx *c, pbd_Message *m, int depth) {
     pbd_Part part = {p, bytes.size};
     pbd_Hash128 h;
     bool empty = false;
-    ok = pbd_Canon_HashParts(type, c->buf, &part, 1, depth + 1, c->o, c->lazy->cache,
-                             c->scratch, &h, &empty, c->s);
+    ok = pbd_Hasher_HashParts(c->lazy->hasher, type, &part, 1, depth + 1, &h, &empty, c->s);
     if (ok) {
       payload = new_unread_hashed(c, type, depth + 1, p, bytes.size, h, empty);
       if (!payload) return oom(c);
@@ -950,13 +949,18 @@ pbd_LazyTree *pbd_LazyTree_New(const uint8_t *buf, const pbd_TreeOptions *o,
   t->cache = cache;
   t->arena = arena;
   t->scratch = pbd_Arena_New();
+  t->hasher = pbd_Hasher_New(buf, o, cache);
   t->any = o->pool ? pbd_DefPool_FindMessageByName(o->pool, "google.protobuf.Any") : NULL;
   pbd_Status_Clear(&t->status);
-  return t->scratch ? t : NULL;
+  if (t->scratch && t->hasher) return t;
+  pbd_LazyTree_Free(t);
+  return NULL;
 }
 
 void pbd_LazyTree_Free(pbd_LazyTree *t) {
-  if (t) pbd_Arena_Free(t->scratch);
+  if (!t) return;
+  pbd_Hasher_Free(t->hasher);
+  pbd_Arena_Free(t->scratch);
 }
 
 bool pbd_LazyTree_Ok(const pbd_LazyTree *t, pbd_Status *s) {
