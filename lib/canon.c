@@ -887,7 +887,7 @@ static void free_frames(Ctx *c) {
 static bool hash_message(Ctx *c, const pbd_MessageDef *def, const pbd_Part *parts, size_t nparts,
                          int depth, Result *out) {
   if (c->lookup && nparts == 1 &&
-      pbd_HashCache_Find(c->lookup, parts[0].data, def, &out->hash, &out->empty) &&
+      pbd_HashCache_Find(c->lookup, parts[0].data, parts[0].size, def, &out->hash, &out->empty) &&
       !(def && def->is_map_entry)) {
     out->entry_unknown_enum = false;
     return true;

@@ -42,9 +42,9 @@ extern "C" {
 pbd_HashCache *pbd_HashCache_New(const uint8_t *base, size_t budget_bytes);
 void pbd_HashCache_Free(pbd_HashCache *c);
 /* The hash (and whether the message is empty) of the message of `type`
- * whose first part begins at `data`; false when not remembered. */
-bool pbd_HashCache_Find(const pbd_HashCache *c, const uint8_t *data, const pbd_MessageDef *type,
-                        pbd_Hash128 *hash, bool *empty);
+ * whose bytes are data[0, size); false when not remembered. */
+bool pbd_HashCache_Find(const pbd_HashCache *c, const uint8_t *data, size_t size,
+                        const pbd_MessageDef *type, pbd_Hash128 *hash, bool *empty);
 
 /* Hashes buf[begin, end) as a message of `type` (NULL: schemaless) with the
  * tree options (max_depth, equivalent, ignore_unknown, strict, float_bits,

@@ -1,9 +1,9 @@
 /* pbdiff — remembered hashes of large messages (lib/canon.h).
  *
- * A hash pass appends one entry per message of at least `min_size` bytes;
+ * A hash pass appends one entry per message of at least 2^min_class bytes;
  * entries stay in a plain array (appending costs nothing an equal
- * comparison would notice), and the lookup table is built only on the
- * first Find, which only a comparison with differences ever makes.  When
+ * comparison would notice), sorted only on the first Find, which only a
+ * comparison with differences ever makes.  When
  * the budget is reached, the size floor doubles and smaller entries go, so
  * the largest messages, the ones most costly to hash again, stay. */
 #include <stdlib.h>
@@ -26,8 +26,8 @@ struct pbd_HashCache {
   Entry *v;
   size_t n, cap, max;   /* max: entries the budget allows */
   unsigned min_class;   /* messages below 2^min_class bytes are not kept */
-  uint32_t *slots;      /* open addressing over v (index + 1), built on first Find */
-  size_t mask;
+  bool sorted;          /* by offset, done on the first Find */
+  size_t cursor;        /* where the next Find probably hits */
 };
 
 enum { kFirstMinClass = 6 }; /* 64 bytes */
@@ -45,7 +45,6 @@ pbd_HashCache *pbd_HashCache_New(const uint8_t *base, size_t budget_bytes) {
 void pbd_HashCache_Free(pbd_HashCache *c) {
   if (!c) return;
   free(c->v);
-  free(c->slots);
   free(c);
 }
 
@@ -68,10 +67,7 @@ void pbd_HashCache_Add(pbd_HashCache *c, const uint8_t *data, size_t size,
                        const pbd_MessageDef *type, pbd_Hash128 hash, bool empty) {
   (void)type;
   if (!c || c->max == 0 || size >> c->min_class == 0) return;
-  if (c->slots) { /* added after a lookup: the table is built again */
-    free(c->slots);
-    c->slots = NULL;
-  }
+  c->sorted = false; /* added after a lookup: sorted again */
   if (data < c->base) return;
   unsigned cls = size_class(size);
   while (c->n >= c->max && c->min_class < 62) {
@@ -91,39 +87,40 @@ void pbd_HashCache_Add(pbd_HashCache *c, const uint8_t *data, size_t size,
   e->hash = hash;
 }
 
-static size_t slot_hash(uint64_t offset) {
-  uint64_t k = offset * 0x9E3779B97F4A7C15ull;
-  return (size_t)(k ^ k >> 29);
+static int compare_entries(const void *a, const void *b) {
+  uint64_t x = ((const Entry *)a)->key >> 8, y = ((const Entry *)b)->key >> 8;
+  return (x > y) - (x < y);
 }
 
-static void build_table(pbd_HashCache *c) {
-  size_t cap = 16;
-  while (cap < c->n * 2) cap *= 2;
-  c->slots = calloc(cap, sizeof *c->slots);
-  if (!c->slots) return;
-  c->mask = cap - 1;
-  for (size_t i = 0; i < c->n; i++) {
-    size_t j = slot_hash(c->v[i].key >> 8) & c->mask;
-    while (c->slots[j]) j = (j + 1) & c->mask;
-    c->slots[j] = (uint32_t)(i + 1);
+/* A walk asks for the messages of one level in the order of their bytes, so
+ * the entries are sorted by offset once and a cursor follows the walk: most
+ * lookups are the entry after the last one found, in memory already read. */
+static size_t find_index(pbd_HashCache *c, uint64_t offset) {
+  for (size_t k = c->cursor; k < c->n && k < c->cursor + 4; k++)
+    if (c->v[k].key >> 8 >= offset) return k;
+  size_t lo = 0, hi = c->n;
+  while (lo < hi) {
+    size_t mid = lo + (hi - lo) / 2;
+    if (c->v[mid].key >> 8 < offset) lo = mid + 1;
+    else hi = mid;
   }
+  return lo;
 }
 
-bool pbd_HashCache_Find(const pbd_HashCache *cc, const uint8_t *data, const pbd_MessageDef *type,
-                        pbd_Hash128 *hash, bool *empty) {
-  pbd_HashCache *c = (pbd_HashCache *)cc; /* the table is a lazily built index */
+bool pbd_HashCache_Find(const pbd_HashCache *cc, const uint8_t *data, size_t size,
+                        const pbd_MessageDef *type, pbd_Hash128 *hash, bool *empty) {
+  pbd_HashCache *c = (pbd_HashCache *)cc; /* sorting is a lazily built index */
   (void)type;
-  if (!c || c->n == 0 || data < c->base) return false;
-  if (!c->slots) build_table(c);
-  if (!c->slots) return false;
-  uint64_t offset = (uint64_t)(data - c->base);
-  for (size_t j = slot_hash(offset) & c->mask; c->slots[j]; j = (j + 1) & c->mask) {
-    const Entry *e = &c->v[c->slots[j] - 1];
-    if (e->key >> 8 == offset) {
-      *hash = e->hash;
-      *empty = e->key & 1;
-      return true;
-    }
+  if (!c || c->n == 0 || data < c->base || size >> c->min_class == 0) return false;
+  if (!c->sorted) {
+    qsort(c->v, c->n, sizeof *c->v, compare_entries);
+    c->sorted = true;
   }
-  return false;
+  uint64_t offset = (uint64_t)(data - c->base);
+  size_t k = find_index(c, offset);
+  if (k >= c->n || c->v[k].key >> 8 != offset) return false;
+  c->cursor = k + 1;
+  *hash = c->v[k].hash;
+  *empty = c->v[k].key & 1;
+  return true;
 }

@@ -249,7 +249,8 @@ static bool finish_unread(Ctx *c, pbd_Message *m) {
   Unread *u = m->unread_;
   bool empty = false;
   if (!(u->nparts == 1 &&
-        pbd_HashCache_Find(c->lazy->cache, u->parts[0].data, m->def, &m->hash, &empty)) &&
+        pbd_HashCache_Find(c->lazy->cache, u->parts[0].data, u->parts[0].size, m->def, &m->hash,
+                           &empty)) &&
       !pbd_Hasher_HashParts(c->lazy->hasher, m->def, u->parts, u->nparts, u->depth, &m->hash,
                             &empty, c->s))
     return false;
