@@ -400,7 +400,7 @@ static bool record_unknown(Ctx *c, Msg *m, const pbd_WireField *f) {
     case kPbd_WireType_Fixed64: return add_unknown_value(c, m, f->number, kPbd_Value_Fixed64, f->value);
     default: break;
   }
-  pbd_Hash128 h;
+  pbd_Hash128 h = {0, 0};
   bool failed = false;
   pbd_ValueKind kind;
   if (f->wire_type == kPbd_WireType_Delimited) {
@@ -886,8 +886,10 @@ static void free_frames(Ctx *c) {
 /* Reads and hashes one message made of `nparts` parts at `depth`. */
 static bool hash_message(Ctx *c, const pbd_MessageDef *def, const pbd_Part *parts, size_t nparts,
                          int depth, Result *out) {
-  if (c->lookup && nparts == 1 &&
-      pbd_HashCache_Find(c->lookup, parts[0].data, parts[0].size, def, &out->hash, &out->empty) &&
+  size_t total = 0;
+  for (size_t i = 0; i < nparts; i++) total += parts[i].size;
+  if (c->lookup && nparts &&
+      pbd_HashCache_Find(c->lookup, parts[0].data, total, def, &out->hash, &out->empty) &&
       !(def && def->is_map_entry)) {
     out->entry_unknown_enum = false;
     return true;
@@ -903,16 +905,13 @@ static bool hash_message(Ctx *c, const pbd_MessageDef *def, const pbd_Part *part
     m.slots = m.frame->slots;
     m.slot_of = m.frame->slot_of;
   }
-  size_t total = 0;
-  for (size_t i = 0; ok && i < nparts; i++) {
+  for (size_t i = 0; ok && i < nparts; i++)
     ok = read_part(c, &m, parts[i].data, parts[i].data + parts[i].size);
-    total += parts[i].size;
-  }
   ok = ok && (c->validate || finish(c, &m, out));
   for (uint32_t i = 0; i < m.nslots; i++) /* the level's table, clean for the next */
     if (m.slots[i].fd) m.slot_of[m.slots[i].fd->index] = 0;
   pbd_Arena_Reset(c->scratch, mark);
-  if (ok && nparts == 1 && !c->validate)
+  if (ok && nparts && !c->validate)
     pbd_HashCache_Add(c->record, parts[0].data, total, def, out->hash, out->empty);
   return ok;
 }

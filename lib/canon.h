@@ -32,8 +32,9 @@
 extern "C" {
 #endif
 
-/* Hashes of messages by where their bytes begin, remembered during a hash
- * pass for the messages (written in one part) of at least a given size,
+/* Hashes of messages by where their bytes begin (the first part's, for a
+ * message written in parts), remembered during a hash pass for the
+ * messages of at least a given size,
  * within a memory budget.  (pbd_HashCache is declared in tree.h.) */
 
 /* A cache for the messages of the buffer that begins at base; NULL when out
@@ -42,7 +43,8 @@ extern "C" {
 pbd_HashCache *pbd_HashCache_New(const uint8_t *base, size_t budget_bytes);
 void pbd_HashCache_Free(pbd_HashCache *c);
 /* The hash (and whether the message is empty) of the message of `type`
- * whose bytes are data[0, size); false when not remembered. */
+ * whose first part begins at data, `size` bytes in all its parts; false
+ * when not remembered. */
 bool pbd_HashCache_Find(const pbd_HashCache *c, const uint8_t *data, size_t size,
                         const pbd_MessageDef *type, pbd_Hash128 *hash, bool *empty);
 

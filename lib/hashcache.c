@@ -1,9 +1,10 @@
 /* pbdiff — remembered hashes of large messages (lib/canon.h).
  *
  * A hash pass appends one entry per message of at least 2^min_class bytes;
- * entries stay in a plain array (appending costs nothing an equal
- * comparison would notice), sorted only on the first Find, which only a
- * comparison with differences ever makes.  When
+ * entries stay in one array in offset order (a message, which ends after its
+ * descendants, is put before them), so that a lookup is a binary search,
+ * usually short-cut by a cursor: a walk asks for the messages of a level in
+ * the order of their bytes.  When
  * the budget is reached, the size floor doubles and smaller entries go, so
  * the largest messages, the ones most costly to hash again, stay. */
 #include <stdlib.h>
@@ -26,11 +27,12 @@ struct pbd_HashCache {
   Entry *v;
   size_t n, cap, max;   /* max: entries the budget allows */
   unsigned min_class;   /* messages below 2^min_class bytes are not kept */
-  bool sorted;          /* by offset, done on the first Find */
   size_t cursor;        /* where the next Find probably hits */
+  bool sorted;          /* v is in offset order */
+  size_t moved;         /* entries moved to keep it so */
 };
 
-enum { kFirstMinClass = 6 }; /* 64 bytes */
+enum { kFirstMinClass = 4 }; /* 16 bytes */
 
 pbd_HashCache *pbd_HashCache_New(const uint8_t *base, size_t budget_bytes) {
   pbd_HashCache *c = calloc(1, sizeof *c);
@@ -39,6 +41,7 @@ pbd_HashCache *pbd_HashCache_New(const uint8_t *base, size_t budget_bytes) {
   c->max = budget_bytes / sizeof(Entry);
   if (c->max > UINT32_MAX / 4) c->max = UINT32_MAX / 4;
   c->min_class = kFirstMinClass;
+  c->sorted = true;
   return c;
 }
 
@@ -49,9 +52,7 @@ void pbd_HashCache_Free(pbd_HashCache *c) {
 }
 
 static unsigned size_class(size_t size) {
-  unsigned k = 0;
-  while (k < 62 && ((size_t)2 << k) <= size) k++;
-  return k;
+  return size ? 63u - (unsigned)__builtin_clzll((unsigned long long)size) : 0;
 }
 
 /* Full: keep only the entries at least twice the old floor. */
@@ -63,11 +64,21 @@ static void raise_floor(pbd_HashCache *c) {
   c->n = k;
 }
 
+/* The first entry at or after offset (entries sorted by offset). */
+static size_t lower_bound(const pbd_HashCache *c, uint64_t offset) {
+  size_t lo = 0, hi = c->n;
+  while (lo < hi) {
+    size_t mid = lo + (hi - lo) / 2;
+    if (c->v[mid].key >> 8 < offset) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo;
+}
+
 void pbd_HashCache_Add(pbd_HashCache *c, const uint8_t *data, size_t size,
                        const pbd_MessageDef *type, pbd_Hash128 hash, bool empty) {
   (void)type;
   if (!c || c->max == 0 || size >> c->min_class == 0) return;
-  c->sorted = false; /* added after a lookup: sorted again */
   if (data < c->base) return;
   unsigned cls = size_class(size);
   while (c->n >= c->max && c->min_class < 62) {
@@ -82,9 +93,25 @@ void pbd_HashCache_Add(pbd_HashCache *c, const uint8_t *data, size_t size,
     c->v = nv;
     c->cap = cap;
   }
-  Entry *e = &c->v[c->n++];
-  e->key = (uint64_t)(data - c->base) << 8 | cls << 1 | (empty ? 1 : 0);
-  e->hash = hash;
+  /* A message ends after its descendants: the entries at or after its
+   * offset are exactly its descendants, at the end.  It goes before them,
+   * so that the array stays in offset order (bounded: past a few moves per
+   * entry, the array is sorted once when first looked up instead). */
+  uint64_t offset = (uint64_t)(data - c->base);
+  size_t k = c->n;
+  if (c->sorted && c->n && c->v[c->n - 1].key >> 8 >= offset) {
+    k = lower_bound(c, offset);
+    c->moved += c->n - k;
+    if (c->moved > 8 * c->max) {
+      c->sorted = false;
+      k = c->n;
+    } else {
+      memmove(&c->v[k + 1], &c->v[k], sizeof *c->v * (c->n - k));
+    }
+  }
+  c->n++;
+  c->v[k].key = offset << 8 | cls << 1 | (empty ? 1 : 0);
+  c->v[k].hash = hash;
 }
 
 static int compare_entries(const void *a, const void *b) {
@@ -92,30 +119,23 @@ static int compare_entries(const void *a, const void *b) {
   return (x > y) - (x < y);
 }
 
-/* A walk asks for the messages of one level in the order of their bytes, so
- * the entries are sorted by offset once and a cursor follows the walk: most
- * lookups are the entry after the last one found, in memory already read. */
+/* A walk asks for the messages of one level in the order of their bytes,
+ * so the next lookup usually hits just after the last one. */
 static size_t find_index(pbd_HashCache *c, uint64_t offset) {
-  for (size_t k = c->cursor; k < c->n && k < c->cursor + 4; k++)
-    if (c->v[k].key >> 8 >= offset) return k;
-  size_t lo = 0, hi = c->n;
-  while (lo < hi) {
-    size_t mid = lo + (hi - lo) / 2;
-    if (c->v[mid].key >> 8 < offset) lo = mid + 1;
-    else hi = mid;
+  if (!c->sorted) { /* too many moves while adding: sorted once now */
+    qsort(c->v, c->n, sizeof *c->v, compare_entries);
+    c->sorted = true;
   }
-  return lo;
+  for (size_t k = c->cursor; k < c->n && k < c->cursor + 8; k++)
+    if (c->v[k].key >> 8 >= offset) return k;
+  return lower_bound(c, offset);
 }
 
 bool pbd_HashCache_Find(const pbd_HashCache *cc, const uint8_t *data, size_t size,
                         const pbd_MessageDef *type, pbd_Hash128 *hash, bool *empty) {
-  pbd_HashCache *c = (pbd_HashCache *)cc; /* sorting is a lazily built index */
+  pbd_HashCache *c = (pbd_HashCache *)cc; /* the cursor is a lookup's memo */
   (void)type;
   if (!c || c->n == 0 || data < c->base || size >> c->min_class == 0) return false;
-  if (!c->sorted) {
-    qsort(c->v, c->n, sizeof *c->v, compare_entries);
-    c->sorted = true;
-  }
   uint64_t offset = (uint64_t)(data - c->base);
   size_t k = find_index(c, offset);
   if (k >= c->n || c->v[k].key >> 8 != offset) return false;

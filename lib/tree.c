@@ -248,9 +248,9 @@ static bool add_unread_part(Ctx *c, pbd_Message *m, const uint8_t *p, size_t n) 
 static bool finish_unread(Ctx *c, pbd_Message *m) {
   Unread *u = m->unread_;
   bool empty = false;
-  if (!(u->nparts == 1 &&
-        pbd_HashCache_Find(c->lazy->cache, u->parts[0].data, u->parts[0].size, m->def, &m->hash,
-                           &empty)) &&
+  size_t total = 0;
+  for (uint32_t i = 0; i < u->nparts; i++) total += u->parts[i].size;
+  if (!pbd_HashCache_Find(c->lazy->cache, u->parts[0].data, total, m->def, &m->hash, &empty) &&
       !pbd_Hasher_HashParts(c->lazy->hasher, m->def, u->parts, u->nparts, u->depth, &m->hash,
                             &empty, c->s))
     return false;
