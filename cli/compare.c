@@ -668,6 +668,7 @@ int pbd_Cli_ComparePair(const pbd_CliOptions *o, const char *lpath, const char *
       pbd_CompareOptions co = pbd_CompareOptions_Default();
       co.type = ls.type;
       co.pool = ls.pool;
+      co.right_schema = true;
       co.right_type = rs.type;
       co.right_pool = rs.pool;
       co.equivalent = o->tree.equivalent;

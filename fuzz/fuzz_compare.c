@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "canon.h"
 #include "diff.h"
 #include "explain.h"
 #include "format.h"
@@ -88,6 +89,17 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   memcpy(r, data + mid, size - mid);
   pbd_Message *lm = pbd_Tree_Parse(t, l, 0, mid, &lo, la, &s);
   pbd_Message *rm = lm ? pbd_Tree_Parse(rt, r, 0, size - mid, &ro, ra, &s) : NULL;
+  /* the check of identical inputs and the hash pass accept exactly what the
+   * tree accepts */
+  {
+    pbd_Status vs;
+    pbd_Status_Clear(&vs);
+    pbd_Hash128 h;
+    if (pbd_Canon_Validate(t, l, 0, mid, &o, &vs) != (lm != NULL)) abort();
+    pbd_Status_Clear(&vs);
+    if (pbd_Canon_Hash(t, l, 0, mid, &o, NULL, &h, &vs) != (lm != NULL)) abort();
+    if (lm && !pbd_Hash128_Equal(h, lm->hash)) abort();
+  }
   if (lm && rm) {
     pbd_Buf b = {0};
     pbd_DiffOptions d = {.float_bits = o.float_bits};
@@ -103,7 +115,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     /* the pipeline (hash pass, then shallow trees) reports the same edits */
     pbd_CompareOptions co = pbd_CompareOptions_Default();
     co.type = t;
+    co.right_schema = true;
     co.right_type = rt;
+    co.right_pool = pool;
     co.pool = pool;
     co.equivalent = o.equivalent;
     co.ignore_unknown = o.ignore_unknown;
@@ -115,7 +129,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     pbd_CompareResult res;
     if (pbd_Compare(l, mid, r, size - mid, &co, format_edit, &b2, &res, &s) < 0) abort();
     n2 = res.n_edits;
-    if (n2 != n || (n && strcmp(b.data, b2.data) != 0)) abort();
+    if (n2 != n || (n && strcmp(b.data, b2.data) != 0)) {
+      fprintf(stderr, "whole trees (%zu):\n%s\npipeline (%zu):\n%s\n", n, b.data ? b.data : "",
+              n2, b2.data ? b2.data : "");
+      abort();
+    }
     pbd_Buf_Free(&b2);
     /* never a wrong "equal": without options that relax the comparison,
      * a walk that finds nothing means the hashes agree */

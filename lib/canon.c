@@ -953,6 +953,8 @@ bool pbd_Canon_Hash(const pbd_MessageDef *type, const uint8_t *buf, size_t begin
 
 bool pbd_Canon_Validate(const pbd_MessageDef *type, const uint8_t *buf, size_t begin, size_t end,
                         const pbd_TreeOptions *o, pbd_Status *s) {
+  if (pbd_Canon_QuickCheck(type, buf + begin, buf + end, o)) return true;
+  /* an error is possible: the careful reading finds it and says where */
   pbd_Arena *scratch = pbd_Arena_New();
   if (!scratch) {
     pbd_Status_SetError(s, kPbd_Status_OutOfMemory, "out of memory");

@@ -129,6 +129,11 @@ static inline const pbd_MessageDef *pbd_AnyPayloadType(const pbd_DefPool *pool, 
   return pbd_DefPool_FindMessageByName(pool, buf);
 }
 
+/* True when buf reads as a message of `type` without any error, as certain
+ * as the hash pass (canon_check.c); false when an error is possible. */
+bool pbd_Canon_QuickCheck(const pbd_MessageDef *type, const uint8_t *p, const uint8_t *end,
+                          const pbd_TreeOptions *o);
+
 /* Remembers a message's hash (hashcache.c); a no-op when c is NULL or the
  * message is below the cache's size floor. */
 void pbd_HashCache_Add(pbd_HashCache *c, const uint8_t *data, size_t size,

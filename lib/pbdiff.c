@@ -161,8 +161,8 @@ int pbd_Compare_Inputs(const pbd_CompareInput *left, const pbd_CompareInput *rig
   pbd_CompareResult dummy;
   if (!result) result = &dummy;
   memset(result, 0, sizeof *result);
-  const pbd_MessageDef *rtype = o->right_type ? o->right_type : o->type;
-  const pbd_DefPool *rpool = o->right_pool ? o->right_pool : o->pool;
+  const pbd_MessageDef *rtype = o->right_schema ? o->right_type : o->type;
+  const pbd_DefPool *rpool = o->right_schema ? o->right_pool : o->pool;
   uint64_t seed = o->hash_seed ? o->hash_seed : pbd_RandomSeed();
   /* identical bytes read the same way: one validating pass decides */
   bool identical = rtype == o->type && rpool == o->pool && same_bytes(left, right);

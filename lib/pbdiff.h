@@ -42,8 +42,10 @@ extern "C" {
 typedef struct {
   const pbd_MessageDef *type;  /* the message type; NULL compares without a schema */
   const pbd_DefPool *pool;     /* the schema (resolves Any payloads); may be NULL */
-  /* RIGHT's own schema and type, to compare across two versions of a
-   * schema by field number; NULL: LEFT's. */
+  /* With right_schema, RIGHT is read with its own schema and type (a NULL
+   * type: without a schema), to compare across two versions of a schema by
+   * field number; else as LEFT. */
+  bool right_schema;
   const pbd_MessageDef *right_type;
   const pbd_DefPool *right_pool;
   bool equivalent;             /* a field set to its default equals an unset one */

@@ -118,6 +118,11 @@ static pbd_Status parse_fail(const pbd_MessageDef *t, const char *hex, const pbd
                     !strcmp(h.path, s.path),
                 "%s: hash pass [%s at %zu in %s], tree [%s at %zu in %s]", hex, h.msg, h.offset,
                 h.path, s.msg, s.offset, s.path);
+  /* and so does the check of identical inputs */
+  pbd_Status_Clear(&h);
+  ck_assert_msg(!pbd_Canon_Validate(t, b, 0, n, o, &h), "%s checked clean", hex);
+  ck_assert_msg(h.code == s.code && !strcmp(h.msg, s.msg) && h.offset == s.offset,
+                "%s: check [%s at %zu], tree [%s at %zu]", hex, h.msg, h.offset, s.msg, s.offset);
   pbd_Arena_Free(a);
   free(b);
   return s;
@@ -597,6 +602,16 @@ START_TEST(errors_every_prefix) {
     ck_assert_int_eq(hashed, m != NULL);
     if (m) ck_assert(pbd_Hash128_Equal(h, m->hash));
     else ck_assert(hs.code == s.code && hs.offset == s.offset && !strcmp(hs.msg, s.msg));
+    /* the check of identical inputs says the same, with and without --strict */
+    pbd_Status vs;
+    pbd_Status_Clear(&vs);
+    ck_assert_int_eq(pbd_Canon_Validate(M, copy, 0, k, &o, &vs), m != NULL);
+    pbd_TreeOptions strict = o;
+    strict.strict = true;
+    pbd_Status_Clear(&vs);
+    pbd_Status_Clear(&hs);
+    ck_assert_int_eq(pbd_Canon_Validate(M, copy, 0, k, &strict, &vs),
+                     pbd_Canon_Hash(M, copy, 0, k, &strict, NULL, &h, &hs));
     m = pbd_Tree_Parse(NULL, copy, 0, k, &o, a, &s);
     pbd_Status_Clear(&hs);
     ck_assert_int_eq(pbd_Canon_Hash(NULL, copy, 0, k, &o, NULL, &h, &hs), m != NULL);
