@@ -1,27 +1,239 @@
-#!/bin/sh
-# Benchmark: pbdiff on synthetic ONNX models against cmp, with time and peak memory.
-#   bench/run.sh [PBDIFF]        (writes its inputs under ${BENCH_DIR:-/tmp/pbdiff-bench})
-set -eu
-PBDIFF=${1:-build/pbdiff}
+#!/usr/bin/env bash
+# Benchmark: pbdiff against the tools a user would pick instead, on synthetic ONNX
+# models whose pairs are equal in meaning but different in bytes.
+#
+#   bench/run.sh [PBDIFF]          (make bench: builds everything, then runs this)
+#
+# Environment:
+#   BENCH_DIR        inputs and scratch files        (/tmp/pbdiff-bench)
+#   BENCH_RUNS       runs per figure, median taken   (5)
+#   BENCH_SLOW_SECS  a figure whose first run takes longer than this...       (10)
+#   BENCH_SLOW_RUNS  ...gets only this many runs                              (3)
+#   BENCH_SKIP_SECS  a tool whose first run on a model takes longer than this
+#                    is stopped and reported as skipped on that model         (60)
+#   BENCH_SCALE      multiplies every input size (1); BENCH_SEED (20240601)
+#   MD_COMPARE       the MessageDifferencer program (next to PBDIFF, in bench/)
+# Prints a Markdown table and writes it to bench/results.md.
+set -euo pipefail
+
+here=$(cd "$(dirname "$0")" && pwd)
+PBDIFF_SRC=${1:-build/pbdiff}
 D=${BENCH_DIR:-/tmp/pbdiff-bench}
+RUNS=${BENCH_RUNS:-5}
+SLOW_SECS=${BENCH_SLOW_SECS:-10}
+SLOW_RUNS=${BENCH_SLOW_RUNS:-3}
+SKIP_SECS=${BENCH_SKIP_SECS:-60}
+SCALE=${BENCH_SCALE:-1}
+SEED=${BENCH_SEED:-20240601}
+TYPE=onnx.ModelProto
 mkdir -p "$D"
-here=$(dirname "$0")
-[ -f "$D/f1.onnx" ] || python3 "$here/gen_onnx.py" fields "$D/f1.onnx" 50
-[ -f "$D/f2.onnx" ] || python3 "$here/gen_onnx.py" fields "$D/f2.onnx" 50 --change
-[ -f "$D/t1.onnx" ] || python3 "$here/gen_onnx.py" tensors "$D/t1.onnx" 200
-[ -f "$D/t2.onnx" ] || python3 "$here/gen_onnx.py" tensors "$D/t2.onnx" 200 --change
-S="--proto /usr/include/onnx/onnx.proto -t onnx.ModelProto"
-measure() {
-  label=$1; shift
-  /usr/bin/time -f "$label: %e s, %M KB peak" "$@" >/dev/null 2>"$D/err" || true
-  tail -n 1 "$D/err"
-}
-cat "$D"/*.onnx >/dev/null # warm the page cache
-for pair in "f1 f2" "t1 t2"; do
-  set -- $pair
-  ls -l "$D/$1.onnx" | awk '{printf "%s: %.1f MB\n", $9, $5/1e6}'
-  measure "cmp        " cmp "$D/$1.onnx" "$D/$2.onnx"
-  measure "pbdiff     " "$PBDIFF" $S "$D/$1.onnx" "$D/$2.onnx"
-  measure "pbdiff same" "$PBDIFF" $S "$D/$1.onnx" "$D/$1.onnx"
-  measure "pbdiff -q  " "$PBDIFF" -q $S "$D/$1.onnx" "$D/$2.onnx"
+TF=$D/time.out
+trap 'rm -f "$D/a.txt" "$D/b.txt" "$TF"' EXIT
+
+for tool in python3 protoc /usr/bin/time cmp diff timeout g++ pkg-config; do
+  command -v "$tool" >/dev/null || { echo "bench: $tool is missing (make deps installs it)" >&2; exit 2; }
 done
+
+# The lead may be rebuilding pbdiff: wait for it, then run a private copy so that
+# every figure comes from the same binary.
+for _ in $(seq 60); do
+  [ -x "$PBDIFF_SRC" ] && break
+  echo "bench: waiting for $PBDIFF_SRC" >&2
+  sleep 5
+done
+export PBDIFF=$D/pbdiff.bin
+cp "$PBDIFF_SRC" "$PBDIFF"
+VERSION=$("$PBDIFF" --version 2>&1 | head -n 1 || true)
+
+# md_compare too is copied: a `make clean` elsewhere must not remove it mid-run.
+MDC_SRC=${MD_COMPARE:-$(dirname "$PBDIFF_SRC")/bench/md_compare}
+export MDC=$D/md_compare.bin
+if [ -x "$MDC_SRC" ]; then
+  cp "$MDC_SRC" "$MDC"
+else
+  # shellcheck disable=SC2046
+  g++ -O2 -std=c++17 -o "$MDC" "$here/md_compare.cc" $(pkg-config --cflags --libs protobuf)
+fi
+
+# A descriptor set compiled once, so that no figure includes protoc's time.
+export DESC=$D/onnx.desc
+protoc --include_imports -I/usr/include -o "$DESC" onnx/onnx.proto
+
+python3 "$here/gen_onnx.py" --selftest >/dev/null ||
+  { echo "bench: gen_onnx.py --selftest failed: the re-encodings would not be equal" >&2; exit 1; }
+python3 "$here/gen_onnx.py" --dir "$D" --seed "$SEED" --scale "$SCALE" >&2
+sync # no write-back of fresh inputs under the first figures
+cat "$D"/*.onnx >/dev/null # into the page cache: every figure reads from memory
+
+export D TYPE
+# Each tool is a shell command over $L and $R; exit 0 equal, 1 different, 2 trouble.
+# shellcheck disable=SC2016 # expanded by the sh that runs each command
+declare -A CMD=(
+  [pq]='exec "$PBDIFF" -q -s "$DESC" -t "$TYPE" "$L" "$R"'
+  [pr]='exec "$PBDIFF" -s "$DESC" -t "$TYPE" "$L" "$R" >/dev/null'
+  [md]='exec "$MDC" "$DESC" "$TYPE" "$L" "$R"'
+  [pt]='{ protoc --decode="$TYPE" -I/usr/include onnx/onnx.proto <"$L" >"$D/a.txt" &&
+         protoc --decode="$TYPE" -I/usr/include onnx/onnx.proto <"$R" >"$D/b.txt"; } || exit 2
+        exec diff "$D/a.txt" "$D/b.txt" >/dev/null'
+  [cat]='exec cat "$L" "$R" >/dev/null'
+  [cmp]='exec cmp "$L" "$R" >/dev/null'
+)
+declare -A NAME=([pq]="pbdiff -q" [pr]="pbdiff (report)" [md]="MessageDifferencer"
+  [pt]="protoc --decode ×2 + diff" [cat]="cat" [cmp]="cmp")
+TOOLS="pq pr md pt cat cmp"
+
+declare -A RES=() SKIPPED=() BAD=()
+WARNINGS=()
+
+# run_once CMD L R LIMIT: sets NS (wall-clock nanoseconds), KB (peak RSS), RC.
+run_once() {
+  local t0 t1
+  t0=$(date +%s%N)
+  set +e
+  L=$2 R=$3 /usr/bin/time -o "$TF" -f '%M' timeout "$4" sh -c "$1"
+  RC=$?
+  set -e
+  t1=$(date +%s%N)
+  NS=$((t1 - t0))
+  KB=$(tail -n 1 "$TF")
+}
+
+median() { sort -n | awk '{ a[NR] = $1 } END { print (NR % 2) ? a[(NR + 1) / 2] : int((a[NR / 2] + a[NR / 2 + 1]) / 2) }'; }
+
+# measure KEY MODEL TOOL LEFT RIGHT EXPECTED_EXIT: RES[KEY:TOOL]="ns kb runs".
+measure() {
+  local key=$1 model=$2 tool=$3 l=$4 r=$5 expect=$6 runs=$RUNS i ns=() kb=()
+  if [ -n "${SKIPPED[$model:$tool]:-}" ]; then RES[$key:$tool]=skip; return; fi
+  for ((i = 0; i < runs; i++)); do
+    # Only a first run may be cut short: later ones are known to finish.
+    run_once "${CMD[$tool]}" "$D/$l" "$D/$r" "$([ "$i" = 0 ] && echo "$SKIP_SECS" || echo 0)"
+    if [ "$i" = 0 ] && [ "$RC" = 124 ]; then
+      SKIPPED[$model:$tool]=1
+      RES[$key:$tool]=skip
+      echo "bench: $l vs $r: ${NAME[$tool]} skipped (over $SKIP_SECS s)" >&2
+      return
+    fi
+    if [ "$RC" -gt 1 ]; then # trouble: its time would mean nothing
+      RES[$key:$tool]="error $RC"
+      WARNINGS+=("WARNING: ${NAME[$tool]} on $l vs $r failed (exit $RC)")
+      echo "bench: ${WARNINGS[-1]}" >&2
+      return
+    fi
+    if [ "$RC" != "$expect" ] && [ -z "${BAD[$key:$tool]:-}" ]; then
+      BAD[$key:$tool]=1
+      WARNINGS+=("WARNING: ${NAME[$tool]} on $l vs $r exited $RC, expected $expect")
+      echo "bench: ${WARNINGS[-1]}" >&2
+    fi
+    ns+=("$NS")
+    kb+=("$KB")
+    if [ "$i" = 0 ] && [ "$NS" -gt $((SLOW_SECS * 1000000000)) ] && [ "$runs" -gt "$SLOW_RUNS" ]; then
+      runs=$SLOW_RUNS
+    fi
+  done
+  rm -f "$D/a.txt" "$D/b.txt" # protoc's texts: up to 1.2 GB of dirty pages
+  RES[$key:$tool]="$(printf '%s\n' "${ns[@]}" | median) $(printf '%s\n' "${kb[@]}" | median) $runs"
+  echo "bench: $l vs $r: ${NAME[$tool]}: $(awk -v n="${RES[$key:$tool]%% *}" 'BEGIN { printf "%.3f", n / 1e9 }') s" >&2
+}
+
+size() { stat -c %s "$D/$1"; }
+
+# Pairs: key model left right expected-exit label
+PAIRS=(
+  "f.eq f f.onnx f.reenc.onnx 0 field-heavy, equal re-encoding"
+  "f.ch f f.onnx f.change.onnx 1 field-heavy, one change"
+  "f.cp f f.onnx f.copy.onnx 0 field-heavy, byte copy"
+  "t.eq t t.onnx t.reenc.onnx 0 tensor-heavy, equal re-encoding"
+  "t.ch t t.onnx t.change.onnx 1 tensor-heavy, one change"
+  "t.cp t t.onnx t.copy.onnx 0 tensor-heavy, byte copy"
+)
+for p in "${PAIRS[@]}"; do
+  read -r key model l r expect _ <<<"$p"
+  if [ "$key" = t.eq ]; then # the scaling line next to its 50 MB figure
+    measure f10.eq f10 pq f10.onnx f10.reenc.onnx 0
+    measure f200.eq f200 pq f200.onnx f200.reenc.onnx 0
+  fi
+  for tool in $TOOLS; do
+    # cmp answers "same bytes?": only the byte copy asks that; on a re-encoding
+    # it stops at the first byte.  cat tells nothing, so its exit is always 0.
+    case $tool in
+      cmp) [ "${key#*.}" = cp ] && measure "$key" "$model" cmp "$l" "$r" 0 ;;
+      cat) measure "$key" "$model" cat "$l" "$r" 0 ;;
+      *) measure "$key" "$model" "$tool" "$l" "$r" "$expect" ;;
+    esac
+  done
+done
+
+# ------------------------------------------------------------------ the report
+
+# cell KEY TOOL: "5.81 s (23x), 812 MiB", relative to pbdiff -q on the same pair.
+cell() {
+  local r=${RES[$1:$2]:-} base=${RES[$1:pq]%% *}
+  case $r in
+    "") printf '–' ;;
+    skip) printf 'skipped (>%s s)' "$SKIP_SECS" ;;
+    error*) printf '**error (exit %s)**' "${r#error }" ;;
+    *)
+      awk -v r="$r" -v base="$base" -v self="$([ "$2" = pq ] && echo 1)" -v bad="${BAD[$1:$2]:-}" 'BEGIN {
+        split(r, v, " "); s = v[1] / 1e9; x = base + 0 > 0 ? v[1] / base : 0
+        printf (s < 0.1 ? "%.3f s" : "%.2f s"), s
+        if (!self && base + 0 > 0) printf (x < 0.1 ? " (%.2fx)" : x < 10 ? " (%.1fx)" : " (%.0fx)"), x
+        printf ", %.0f MiB", v[2] / 1024
+        if (v[3] != '"$RUNS"') printf " [%d runs]", v[3]
+        if (bad) printf " **WRONG VERDICT**"
+      }' ;;
+  esac
+}
+
+table() {
+  echo "# pbdiff benchmark"
+  echo
+  echo "$(date -u '+%Y-%m-%d %H:%M UTC'), $(uname -m), $(nproc) cores, $VERSION;" \
+    "median of $RUNS runs (fewer where marked), seed $SEED$([ "$SCALE" = 1 ] || echo ", scale $SCALE")."
+  echo
+  echo "Each cell: median wall-clock time (its ratio to \`pbdiff -q\` on the same pair), median peak RSS."
+  echo
+  local head="| pair | inputs (MB) |" rule="|---|---|" row key model l r expect label
+  for tool in $TOOLS; do head="$head ${NAME[$tool]} |"; rule="$rule---|"; done
+  echo "$head pbdiff -q MB/s | pbdiff -q peak / inputs |"
+  echo "$rule---|---|"
+  for p in "${PAIRS[@]}"; do
+    read -r key model l r expect label <<<"$p"
+    row="| $label ($l vs $r) | $(awk -v a="$(size "$l")" -v b="$(size "$r")" 'BEGIN { printf "%.1f + %.1f", a / 1e6, b / 1e6 }') |"
+    for tool in $TOOLS; do row="$row $(cell "$key" "$tool") |"; done
+    echo "$row $(awk -v r="${RES[$key:pq]}" -v n=$(($(size "$l") + $(size "$r"))) 'BEGIN {
+      if (split(r, v, " ") < 3 || v[1] == "error") { printf "– | –"; exit }
+      printf "%.0f | %.1fx", n / 1e6 / (v[1] / 1e9), v[2] * 1024 / n }') |"
+  done
+  echo
+  echo "Scaling, \`pbdiff -q\` on field-heavy equal re-encodings (ratios to f.onnx vs f.reenc.onnx):"
+  echo
+  echo "| pair | inputs (MB) | time | time ratio | peak RSS | memory ratio | MB/s |"
+  echo "|---|---|---|---|---|---|---|"
+  for key in f10.eq f.eq f200.eq; do
+    local m=${key%.eq}
+    awk -v r="${RES[$key:pq]}" -v f="${RES[f.eq:pq]}" -v a="$(size "$m.onnx")" -v b="$(size "$m.reenc.onnx")" \
+      -v name="$m.onnx vs $m.reenc.onnx" 'BEGIN {
+        if (split(r, v, " ") < 3 || split(f, w, " ") < 3 || v[1] == "error" || w[1] == "error") {
+          printf "| %s | %.1f + %.1f | no figure (%s) | | | | |\n", name, a / 1e6, b / 1e6, r; exit }
+        s = v[1] / 1e9
+        printf "| %s | %.1f + %.1f | %.3f s | %.2fx | %.0f MiB | %.2fx | %.0f |\n",
+          name, a / 1e6, b / 1e6, s, v[1] / w[1], v[2] / 1024, v[2] / w[2], (a + b) / 1e6 / s }'
+  done
+  echo
+  echo "Notes: inputs from \`bench/gen_onnx.py\`: a re-encoding writes every message's fields in"
+  echo "reverse order, flips packed and unpacked repeated scalars and splits some submessages in"
+  echo "two parts, so it is equal in meaning and different in bytes.  \`cmp\` is timed on the byte"
+  echo "copies only (on a re-encoding it stops at the first byte); \`cat\` reads both inputs once."
+  echo "The schema is a descriptor set compiled once (\`-s\`), so protoc's start-up is not counted"
+  echo "except in the protoc column, which decodes both inputs to text and diffs the texts."
+  echo "[n runs]: the first run took over $SLOW_SECS s, so the median is of fewer runs."
+  echo
+  if [ ${#WARNINGS[@]} = 0 ]; then
+    echo "Verdicts: every tool's exit status was the expected one (0 equal, 1 one change)."
+  else
+    printf '%s\n' "${WARNINGS[@]}"
+  fi
+}
+
+table | tee "$here/results.md"
+for w in "${WARNINGS[@]}"; do echo "bench: $w" >&2; done
