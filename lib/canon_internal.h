@@ -83,8 +83,14 @@ static inline size_t pbd_Utf8_InvalidAt(const uint8_t *s, size_t n) {
 /* A closed enum value the schema does not know goes to unknown fields, as
  * protobuf readers do (rule 9). */
 static inline bool pbd_EnumValueUnknown(const pbd_FieldDef *fd, uint64_t raw) {
-  return fd->type == kPbd_Type_Enum && fd->enum_type && fd->enum_type->is_closed &&
-         !pbd_EnumDef_FindValueByNumber(fd->enum_type, (int32_t)(uint32_t)raw);
+  if (fd->type != kPbd_Type_Enum || !fd->enum_type || !fd->enum_type->is_closed) return false;
+  const pbd_EnumDef *e = fd->enum_type;
+  int32_t v = (int32_t)(uint32_t)raw;
+  /* most enums number their values 0..n-1: then a range check decides */
+  if (e->by_number[0]->number == 0 && e->by_number[e->value_count - 1]->number ==
+                                          (int32_t)e->value_count - 1)
+    return v < 0 || v >= (int32_t)e->value_count;
+  return !pbd_EnumDef_FindValueByNumber(e, v);
 }
 
 /* Canonical bits of a float for hashing (unless --float-bits): -0 as +0 and

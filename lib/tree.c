@@ -21,45 +21,8 @@
 #include <xxhash.h>
 
 #include "canon_internal.h"
+#include "tree_build.h"
 #include "wire.h"
-
-typedef struct {
-  pbd_Field f;
-  uint32_t cap;
-} FieldBuild;
-
-typedef struct {
-  uint32_t number;
-  pbd_UnknownValue v;
-} UnknownOcc;
-
-typedef struct {
-  uint32_t *slot_of;  /* def->field_count entries: 0 absent, else index+1 in fields */
-  FieldBuild *fields;
-  uint32_t nfields, capfields;
-  UnknownOcc *unk;
-  uint32_t nunk, capunk;
-} Builder;
-
-typedef struct {
-  const uint8_t *buf;
-  const pbd_TreeOptions *o;
-  pbd_Arena *a;       /* the tree: messages, final field arrays, value arrays */
-  pbd_Arena *scratch; /* builders, used as a stack: a finished subtree's
-                         builders are released at once */
-  pbd_Status *s;
-  int max_depth;
-  bool schemaless;
-  const pbd_MessageDef *any;  /* google.protobuf.Any in the pool, or NULL */
-  struct pbd_LazyTree *lazy;  /* shallow reading: sub-messages stay unread, or NULL */
-} Ctx;
-
-static size_t off(const Ctx *c, const uint8_t *p) { return (size_t)(p - c->buf); }
-
-static bool oom(Ctx *c) {
-  pbd_Status_SetError(c->s, kPbd_Status_OutOfMemory, "out of memory");
-  return false;
-}
 
 /* ---- Value kinds ------------------------------------------------------- */
 
@@ -68,26 +31,9 @@ static pbd_ValueKind kind_of_type(pbd_FieldType t) { return pbd_ValueKindOf(t); 
 static bool kind_is_scalar(pbd_ValueKind k) { return pbd_ValueKind_IsScalar(k); }
 static bool kind_is_str(pbd_ValueKind k) { return pbd_ValueKind_IsStr(k); }
 
-uint64_t pbd_FieldType_DecodeScalar(pbd_FieldType t, uint64_t raw) {
-  switch (t) {
-    case kPbd_Type_Int32: case kPbd_Type_Enum: case kPbd_Type_SFixed32:
-      return (uint64_t)(int64_t)(int32_t)(uint32_t)raw;
-    case kPbd_Type_UInt32: case kPbd_Type_Fixed32: case kPbd_Type_Float:
-      return (uint32_t)raw;
-    case kPbd_Type_SInt32:
-      return (uint64_t)(int64_t)pbd_Wire_ZigZagDecode32((uint32_t)raw);
-    case kPbd_Type_SInt64:
-      return (uint64_t)pbd_Wire_ZigZagDecode64(raw);
-    case kPbd_Type_Bool:
-      return raw != 0;
-    default:
-      return raw;
-  }
-}
-
 /* ---- Builders ------------------------------------------------------------- */
 
-static pbd_Message *new_message(Ctx *c, const pbd_MessageDef *def) {
+pbd_Message *pbd_TreeBuild_NewMessage(Ctx *c, const pbd_MessageDef *def) {
   pbd_Message *m = pbd_Arena_Calloc(c->a, sizeof *m);
   Builder *b = pbd_Arena_Calloc(c->scratch, sizeof *b);
   if (!m || !b) return NULL;
@@ -186,105 +132,6 @@ static bool add_unknown(Ctx *c, Builder *b, uint32_t number, pbd_UnknownValue v)
 
 /* ---- Parsing -------------------------------------------------------------- */
 
-static bool parse_fields(Ctx *c, pbd_Message *m, const uint8_t *p, const uint8_t *end, int depth);
-static void prepend_field_path(Ctx *c, const pbd_FieldDef *fd, uint32_t index);
-static bool finish_message(Ctx *c, pbd_Message *m, int depth);
-static pbd_Message *new_message(Ctx *c, const pbd_MessageDef *def);
-
-/* ---- Shallow reading (pbd_LazyTree) ------------------------------------------ */
-
-struct pbd_LazyTree {
-  const uint8_t *buf;
-  pbd_TreeOptions o;
-  const pbd_HashCache *cache;
-  pbd_Hasher *hasher;        /* hashes sub-messages the cache does not have */
-  pbd_Arena *arena;          /* the caller's: messages and fields */
-  pbd_Arena *scratch;        /* builders while a level is read */
-  const pbd_MessageDef *any;
-  pbd_Status status;         /* the first failure to read a level */
-};
-
-/* A message of a shallow tree whose fields are not read yet. */
-typedef struct pbd_Unread {
-  pbd_LazyTree *tree;
-  pbd_Part *parts;
-  uint32_t nparts, capparts;
-  int depth;
-  bool empty;                /* its canonical form has no field */
-} Unread;
-
-/* A message not read yet: its bytes (the first part) and depth.  It is
- * finished (hashed) by finish_unread. */
-static pbd_Message *new_unread(Ctx *c, const pbd_MessageDef *def, int depth, const uint8_t *p,
-                               size_t n) {
-  pbd_Message *m = pbd_Arena_Calloc(c->a, sizeof *m);
-  Unread *u = pbd_Arena_Calloc(c->a, sizeof *u);
-  pbd_Part *parts = pbd_Arena_Malloc(c->a, sizeof *parts);
-  if (!m || !u || !parts) return NULL;
-  parts[0] = (pbd_Part){p, n};
-  *u = (Unread){c->lazy, parts, 1, 1, depth, false};
-  m->def = def;
-  m->unread_ = u;
-  m->building_ = true;
-  return m;
-}
-
-/* Rule 3 while unread: a later part of the same singular message. */
-static bool add_unread_part(Ctx *c, pbd_Message *m, const uint8_t *p, size_t n) {
-  Unread *u = m->unread_;
-  if (u->nparts == u->capparts) {
-    pbd_Part *np = pbd_Arena_Realloc(c->a, u->parts, sizeof *np * u->capparts,
-                                     sizeof *np * u->capparts * 2);
-    if (!np) return oom(c);
-    u->parts = np;
-    u->capparts *= 2;
-  }
-  u->parts[u->nparts++] = (pbd_Part){p, n};
-  return true;
-}
-
-/* The hash of an unread message: remembered by the hash pass, or computed
- * from its parts (which reads its sub-messages' hashes from the cache). */
-static bool finish_unread(Ctx *c, pbd_Message *m) {
-  Unread *u = m->unread_;
-  bool empty = false;
-  size_t total = 0;
-  for (uint32_t i = 0; i < u->nparts; i++) total += u->parts[i].size;
-  if (!pbd_HashCache_Find(c->lazy->cache, u->parts[0].data, total, m->def, &m->hash, &empty) &&
-      !pbd_Hasher_HashParts(c->lazy->hasher, m->def, u->parts, u->nparts, u->depth, &m->hash,
-                            &empty, c->s))
-    return false;
-  u->empty = empty;
-  m->building_ = false;
-  return true;
-}
-
-/* An unread message whose hash is known already. */
-static pbd_Message *new_unread_hashed(Ctx *c, const pbd_MessageDef *def, int depth,
-                                      const uint8_t *p, size_t n, pbd_Hash128 h, bool empty) {
-  pbd_Message *m = new_unread(c, def, depth, p, n);
-  if (!m) return NULL;
-  m->hash = h;
-  m->unread_->empty = empty;
-  m->building_ = false;
-  return m;
-}
-
-/* Rule 13, shallow: the hash pass decides whether the bytes are a message. */
-static bool unread_unknown_len(Ctx *c, const pbd_WireField *f, int depth, pbd_UnknownValue *v) {
-  pbd_Hash128 h;
-  bool failed = false;
-  if (pbd_Hasher_TryUnknown(c->lazy->hasher, f->data, f->size, depth, &h, &failed, c->s)) {
-    v->kind = kPbd_Value_LenMessage;
-    v->m = new_unread_hashed(c, NULL, depth + 1, f->data, f->size, h, false);
-    return v->m != NULL || oom(c);
-  }
-  if (failed) return false;
-  v->kind = kPbd_Value_Len;
-  v->s.data = (const char *)f->data;
-  v->s.size = f->size;
-  return true;
-}
 
 /* Rule 13: a LEN field without a schema is a message when it parses as one
  * completely (no error anywhere in it), else bytes.  A failed attempt gives
@@ -293,8 +140,8 @@ static pbd_Message *try_parse_unknown_message(Ctx *c, const uint8_t *p, size_t n
   if (n == 0 || depth >= c->max_depth) return NULL;
   pbd_ArenaMark mark = pbd_Arena_Mark(c->a), smark = pbd_Arena_Mark(c->scratch);
   pbd_Status saved = *c->s;
-  pbd_Message *m = new_message(c, NULL);
-  bool ok = m && parse_fields(c, m, p, p + n, depth + 1) && finish_message(c, m, depth + 1);
+  pbd_Message *m = pbd_TreeBuild_NewMessage(c, NULL);
+  bool ok = m && pbd_TreeBuild_ParseFields(c, m, p, p + n, depth + 1) && pbd_TreeBuild_FinishMessage(c, m, depth + 1);
   pbd_Arena_Reset(c->scratch, smark);
   if (ok) return m;
   if (c->s->code == kPbd_Status_OutOfMemory) return NULL;
@@ -322,7 +169,7 @@ static bool record_unknown(Ctx *c, pbd_Message *m, const pbd_WireField *f, int d
     case kPbd_WireType_Fixed64: v.kind = kPbd_Value_Fixed64; v.u = f->value; break;
     case kPbd_WireType_Delimited:
       if (c->lazy) {
-        if (!unread_unknown_len(c, f, depth, &v)) return false;
+        if (!pbd_TreeBuild_UnreadUnknownLen(c, f, depth, &v)) return false;
         break;
       }
       v.m = try_parse_unknown_message(c, f->data, f->size, depth);
@@ -337,11 +184,11 @@ static bool record_unknown(Ctx *c, pbd_Message *m, const pbd_WireField *f, int d
       break;
     case kPbd_WireType_StartGroup: {
       if (depth + 1 > c->max_depth) goto too_deep;
-      pbd_Message *g = c->lazy ? new_unread(c, NULL, depth + 1, f->data, f->size)
-                               : new_message(c, NULL);
+      pbd_Message *g = c->lazy ? pbd_TreeBuild_NewUnread(c, NULL, depth + 1, f->data, f->size)
+                               : pbd_TreeBuild_NewMessage(c, NULL);
       if (!g) return oom(c);
-      if ((!c->lazy && !parse_fields(c, g, f->data, f->data + f->size, depth + 1)) ||
-          !finish_message(c, g, depth + 1)) {
+      if ((!c->lazy && !pbd_TreeBuild_ParseFields(c, g, f->data, f->data + f->size, depth + 1)) ||
+          !pbd_TreeBuild_FinishMessage(c, g, depth + 1)) {
         pbd_FieldDef_PrependPath(NULL, f->number, 0, c->s);
         return false;
       }
@@ -469,14 +316,14 @@ static bool add_message(Ctx *c, pbd_Message *m, const pbd_FieldDef *fd, const pb
   pbd_Message *child;
   uint32_t index = 0;
   if (c->lazy && !fd->is_map) { /* shallow: the child stays unread */
-    if (!fd->is_repeated && s->f.count == 1) return add_unread_part(c, s->f.v.msgs[0], p, n);
+    if (!fd->is_repeated && s->f.count == 1) return pbd_TreeBuild_AddUnreadPart(c, s->f.v.msgs[0], p, n);
     if (!reserve(c, s, 1)) return false;
-    child = new_unread(c, fd->message_type, depth + 1, p, n);
+    child = pbd_TreeBuild_NewUnread(c, fd->message_type, depth + 1, p, n);
     if (!child) return oom(c);
     if (!fd->is_repeated) s->f.count = 0;
     index = s->f.count;
     s->f.v.msgs[s->f.count++] = child;
-    if (fd->is_repeated && !finish_message(c, child, depth + 1)) { /* complete: hash it now */
+    if (fd->is_repeated && !pbd_TreeBuild_FinishMessage(c, child, depth + 1)) { /* complete: hash it now */
       prepend_field_path(c, fd, index);
       return false;
     }
@@ -484,7 +331,7 @@ static bool add_message(Ctx *c, pbd_Message *m, const pbd_FieldDef *fd, const pb
   }
   if (!fd->is_repeated && s->f.count == 1) {
     child = s->f.v.msgs[0]; /* rule 3: the same singular message merges */
-    if (!parse_fields(c, child, p, p + n, depth + 1)) {
+    if (!pbd_TreeBuild_ParseFields(c, child, p, p + n, depth + 1)) {
       prepend_field_path(c, fd, 0);
       return false;
     }
@@ -495,12 +342,12 @@ static bool add_message(Ctx *c, pbd_Message *m, const pbd_FieldDef *fd, const pb
    * merge into it later), so it is finished at once and its builders, taken
    * from scratch after this mark, are released. */
   pbd_ArenaMark smark = pbd_Arena_Mark(c->scratch);
-  child = new_message(c, fd->message_type);
+  child = pbd_TreeBuild_NewMessage(c, fd->message_type);
   if (!child) return oom(c);
   if (!fd->is_repeated) s->f.count = 0;
   index = s->f.count;
   s->f.v.msgs[s->f.count++] = child;
-  if (!parse_fields(c, child, p, p + n, depth + 1)) {
+  if (!pbd_TreeBuild_ParseFields(c, child, p, p + n, depth + 1)) {
     prepend_field_path(c, fd, index);
     return false;
   }
@@ -509,7 +356,7 @@ static bool add_message(Ctx *c, pbd_Message *m, const pbd_FieldDef *fd, const pb
     pbd_Arena_Reset(c->scratch, smark);
     return record_unknown(c, m, f, depth);
   }
-  if (fd->is_repeated && !finish_message(c, child, depth + 1)) {
+  if (fd->is_repeated && !pbd_TreeBuild_FinishMessage(c, child, depth + 1)) {
     prepend_field_path(c, fd, index);
     return false;
   }
@@ -559,7 +406,7 @@ static bool add_field(Ctx *c, pbd_Message *m, const pbd_WireField *f, int depth)
   return record_unknown(c, m, f, depth);
 }
 
-static bool parse_fields(Ctx *c, pbd_Message *m, const uint8_t *p, const uint8_t *end, int depth) {
+bool pbd_TreeBuild_ParseFields(Ctx *c, pbd_Message *m, const uint8_t *p, const uint8_t *end, int depth) {
   int group_depth_left = c->max_depth - depth;
   while (p < end) {
     pbd_WireField f;
@@ -682,13 +529,13 @@ static bool resolve_any(Ctx *c, pbd_Message *m, int depth) {
     bool empty = false;
     ok = pbd_Hasher_HashParts(c->lazy->hasher, type, &part, 1, depth + 1, &h, &empty, c->s);
     if (ok) {
-      payload = new_unread_hashed(c, type, depth + 1, p, bytes.size, h, empty);
+      payload = pbd_TreeBuild_NewUnreadHashed(c, type, depth + 1, p, bytes.size, h, empty);
       if (!payload) return oom(c);
     }
   } else {
-    payload = new_message(c, type);
-    ok = payload && parse_fields(c, payload, p, p + bytes.size, depth + 1) &&
-         finish_message(c, payload, depth + 1);
+    payload = pbd_TreeBuild_NewMessage(c, type);
+    ok = payload && pbd_TreeBuild_ParseFields(c, payload, p, p + bytes.size, depth + 1) &&
+         pbd_TreeBuild_FinishMessage(c, payload, depth + 1);
   }
   pbd_Arena_Reset(c->scratch, smark);
   if (ok) {
@@ -703,9 +550,9 @@ static bool resolve_any(Ctx *c, pbd_Message *m, int depth) {
 
 static bool hash_message(Ctx *c, pbd_Message *m);
 
-static bool finish_message(Ctx *c, pbd_Message *m, int depth) {
+bool pbd_TreeBuild_FinishMessage(Ctx *c, pbd_Message *m, int depth) {
   if (!m->building_) return true;
-  if (m->unread_) return finish_unread(c, m);
+  if (m->unread_) return pbd_TreeBuild_FinishUnread(c, m);
   Builder *b = m->builder_;
   /* Known fields in number order (def order is number order).  Writers
    * usually write fields in number order, so check before sorting. */
@@ -746,7 +593,7 @@ static bool finish_message(Ctx *c, pbd_Message *m, int depth) {
       if (f->count == 0) continue; /* a cleared oneof member */
       if (f->kind == kPbd_Value_Message) {
         for (uint32_t i = 0; i < f->count; i++) {
-          if (!finish_message(c, f->v.msgs[i], depth + 1)) {
+          if (!pbd_TreeBuild_FinishMessage(c, f->v.msgs[i], depth + 1)) {
             prepend_field_path(c, f->def, i);
             return false;
           }
@@ -773,152 +620,15 @@ static bool finish_message(Ctx *c, pbd_Message *m, int depth) {
   return hash_message(c, m);
 }
 
-/* ---- Hashing -------------------------------------------------------------- */
-
-/* A message's hash is one XXH3-128 call over a record of its canonical
- * content written into scratch memory: per field its number and kind tag and
- * value count, then the values — scalars as their 64-bit slots (floats made
- * canonical, so that values equal under rule 10 hash equal), strings as
- * length and bytes, children as their hashes.  Long strings and long scalar
- * arrays enter as their own 128-bit digest, so the record stays small.  One
- * call over a flat record is much faster than streaming many small pieces. */
-
-enum { kInlineBytes = kPbd_InlineBytes, kInlineScalars = kPbd_InlineScalars };
-
-static uint64_t hash_bits(const Ctx *c, pbd_ValueKind k, uint64_t u) {
-  return pbd_HashBits(c->o->float_bits, k, u);
-}
-
-typedef struct {
-  uint8_t *p;     /* where the record goes (cap bytes) */
-  size_t n, cap;  /* n counts on past cap: the size a second try needs */
-  uint64_t seed;
-  bool oom;
-} Record;
-
-#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
-static const bool kBigEndian = true;
-#else
-static const bool kBigEndian = false;
-#endif
-static uint64_t to_le64(uint64_t v) { return pbd_ToLe64(v); }
-
-static void rec_bytes(Record *r, const void *d, size_t n) {
-  if (n && r->n + n <= r->cap) memcpy(r->p + r->n, d, n);
-  r->n += n;
-}
-
-static void rec_u64(Record *r, uint64_t v) {
-  v = to_le64(v);
-  rec_bytes(r, &v, sizeof v);
-}
-
-static void rec_digest(Record *r, const void *d, size_t n) {
-  if (r->n + 16 <= r->cap) {
-    XXH128_hash_t h = XXH3_128bits_withSeed(d, n, r->seed);
-    rec_u64(r, h.low64);
-    rec_u64(r, h.high64);
-  } else {
-    r->n += 16; /* past the end: only counted */
-  }
-}
-
-static void rec_str(Record *r, pbd_StrView s) {
-  rec_u64(r, s.size);
-  if (s.size <= kInlineBytes) rec_bytes(r, s.data, s.size);
-  else rec_digest(r, s.data, s.size);
-}
-
-static void rec_child(Record *r, const pbd_Message *m) {
-  rec_u64(r, m->hash.lo);
-  rec_u64(r, m->hash.hi);
-}
-
-static bool float_needs_canon(const Ctx *c, const pbd_Field *f) {
-  if (c->o->float_bits) return false;
-  for (uint32_t i = 0; i < f->count; i++)
-    if (hash_bits(c, f->kind, f->v.scalars[i]) != f->v.scalars[i]) return true;
-  return false;
-}
-
-static void rec_field(const Ctx *c, Record *r, const pbd_Field *f) {
-  rec_u64(r, (uint64_t)f->number << 8 | (f->def ? 1 : 2));
-  rec_u64(r, f->count);
-  if (!f->def) {
-    for (uint32_t i = 0; i < f->count; i++) {
-      const pbd_UnknownValue *v = &f->v.unknowns[i];
-      rec_u64(r, v->kind);
-      if (v->kind == kPbd_Value_Len) rec_str(r, v->s);
-      else if (v->kind == kPbd_Value_LenMessage || v->kind == kPbd_Value_Group) rec_child(r, v->m);
-      else rec_u64(r, v->u);
-    }
-  } else if (kind_is_scalar(f->kind)) {
-    bool is_float = f->kind == kPbd_Value_Float || f->kind == kPbd_Value_Double;
-    bool canon = is_float && float_needs_canon(c, f);
-    if (f->count <= kInlineScalars) {
-      for (uint32_t i = 0; i < f->count; i++)
-        rec_u64(r, canon ? hash_bits(c, f->kind, f->v.scalars[i]) : f->v.scalars[i]);
-    } else if (!canon && !kBigEndian) {
-      rec_digest(r, f->v.scalars, sizeof(uint64_t) * f->count);
-    } else if (r->n + 16 > r->cap) {
-      r->n += 16; /* past the end: only counted */
-    } else {
-      /* the digest of the canonical little-endian values, as for any array */
-      pbd_ArenaMark mark = pbd_Arena_Mark(c->scratch);
-      uint64_t *v = pbd_Arena_Malloc(c->scratch, sizeof(uint64_t) * f->count);
-      if (v) {
-        for (uint32_t i = 0; i < f->count; i++)
-          v[i] = to_le64(canon ? hash_bits(c, f->kind, f->v.scalars[i]) : f->v.scalars[i]);
-        rec_digest(r, v, sizeof(uint64_t) * f->count);
-      } else {
-        r->oom = true;
-      }
-      pbd_Arena_Reset(c->scratch, mark);
-    }
-  } else if (kind_is_str(f->kind)) {
-    for (uint32_t i = 0; i < f->count; i++) rec_str(r, f->v.strs[i]);
-  } else {
-    for (uint32_t i = 0; i < f->count; i++) rec_child(r, f->v.msgs[i]);
-  }
-}
-
-static void rec_message(const Ctx *c, Record *r, const pbd_Message *m) {
-  if (m->any_payload_) {
-    /* An Any is its type and its payload's meaning, not the payload bytes. */
-    rec_u64(r, 0xA11);
-    rec_str(r, pbd_Message_AnyTypeUrl(m));
-    rec_child(r, m->any_payload_);
-    return;
-  }
-  for (uint32_t i = 0; i < m->field_count_; i++) rec_field(c, r, &m->fields_[i]);
-}
-
+/* The hash of a finished message (tree_values.c). */
 static bool hash_message(Ctx *c, pbd_Message *m) {
-  /* Most records fit the stack buffer and take one pass; a bigger one is
-   * measured by the first pass and written by a second. */
-  uint8_t small[512];
-  Record r = {small, 0, sizeof small, c->o->hash_seed, false};
-  rec_message(c, &r, m);
-  pbd_ArenaMark mark = pbd_Arena_Mark(c->scratch);
-  if (r.n > r.cap) {
-    size_t need = r.n;
-    r.p = pbd_Arena_Malloc(c->scratch, need);
-    if (!r.p) return oom(c);
-    r.n = 0;
-    r.cap = need;
-    rec_message(c, &r, m);
-  }
-  XXH128_hash_t h = XXH3_128bits_withSeed(r.p, r.n, c->o->hash_seed);
-  pbd_Arena_Reset(c->scratch, mark);
-  if (r.oom) return oom(c);
-  m->hash.lo = h.low64;
-  m->hash.hi = h.high64;
-  return true;
+  if (pbd_Tree_HashRecord(m, c->o, c->scratch)) return true;
+  return oom(c);
 }
 
 /* ---- Public --------------------------------------------------------------- */
 
-static Ctx new_ctx(const pbd_MessageDef *type, const uint8_t *buf, const pbd_TreeOptions *opts,
+Ctx pbd_TreeBuild_NewCtx(const pbd_MessageDef *type, const uint8_t *buf, const pbd_TreeOptions *opts,
                    pbd_Arena *arena, pbd_Status *s) {
   Ctx c = {buf, opts, arena, NULL, s,
            opts->max_depth > 0 ? opts->max_depth : kPbd_DefaultMaxDepth, type == NULL,
@@ -930,204 +640,11 @@ static Ctx new_ctx(const pbd_MessageDef *type, const uint8_t *buf, const pbd_Tre
 pbd_Message *pbd_Tree_Parse(const pbd_MessageDef *type, const uint8_t *buf, size_t begin,
                             size_t end, const pbd_TreeOptions *opts, pbd_Arena *arena,
                             pbd_Status *s) {
-  Ctx c = new_ctx(type, buf, opts, arena, s);
+  Ctx c = pbd_TreeBuild_NewCtx(type, buf, opts, arena, s);
   c.scratch = pbd_Arena_New();
-  pbd_Message *m = c.scratch ? new_message(&c, type) : NULL;
+  pbd_Message *m = c.scratch ? pbd_TreeBuild_NewMessage(&c, type) : NULL;
   bool ok = m != NULL || oom(&c);
-  ok = ok && parse_fields(&c, m, buf + begin, buf + end, 0) && finish_message(&c, m, 0);
+  ok = ok && pbd_TreeBuild_ParseFields(&c, m, buf + begin, buf + end, 0) && pbd_TreeBuild_FinishMessage(&c, m, 0);
   pbd_Arena_Free(c.scratch);
   return ok ? m : NULL;
-}
-
-/* ---- Shallow trees: reading a level on demand ------------------------------------ */
-
-pbd_LazyTree *pbd_LazyTree_New(const uint8_t *buf, const pbd_TreeOptions *o,
-                               const pbd_HashCache *cache, pbd_Arena *arena) {
-  pbd_LazyTree *t = pbd_Arena_Calloc(arena, sizeof *t);
-  if (!t) return NULL;
-  t->buf = buf;
-  t->o = *o;
-  t->cache = cache;
-  t->arena = arena;
-  t->scratch = pbd_Arena_New();
-  t->hasher = pbd_Hasher_New(buf, o, cache);
-  t->any = o->pool ? pbd_DefPool_FindMessageByName(o->pool, "google.protobuf.Any") : NULL;
-  pbd_Status_Clear(&t->status);
-  if (t->scratch && t->hasher) return t;
-  pbd_LazyTree_Free(t);
-  return NULL;
-}
-
-void pbd_LazyTree_Free(pbd_LazyTree *t) {
-  if (!t) return;
-  pbd_Hasher_Free(t->hasher);
-  pbd_Arena_Free(t->scratch);
-}
-
-bool pbd_LazyTree_Ok(const pbd_LazyTree *t, pbd_Status *s) {
-  if (pbd_Status_IsOk(&t->status)) return true;
-  if (s) *s = t->status;
-  return false;
-}
-
-pbd_Message *pbd_LazyTree_Root(pbd_LazyTree *t, const pbd_MessageDef *type, size_t begin,
-                               size_t end, pbd_Hash128 hash) {
-  Ctx c = new_ctx(type, t->buf, &t->o, t->arena, &t->status);
-  c.lazy = t;
-  /* whether the root is empty only matters to a parent, which it has not */
-  return new_unread_hashed(&c, type, 0, t->buf + begin, end - begin, hash, false);
-}
-
-/* Reads one level of an unread message into it.  The bytes passed the hash
- * pass, so only memory can fail; a failure is kept in the tree's status
- * (the message then has no fields) for the caller to find. */
-static void read_level(pbd_Message *m) {
-  Unread *u = m->unread_;
-  pbd_LazyTree *t = u->tree;
-  Ctx c = new_ctx(m->def, t->buf, &t->o, t->arena, &t->status);
-  c.scratch = t->scratch;
-  c.lazy = t;
-  c.schemaless = m->def == NULL;
-  pbd_Hash128 hash = m->hash;
-  pbd_ArenaMark mark = pbd_Arena_Mark(t->scratch);
-  pbd_Status s;
-  pbd_Status_Clear(&s);
-  c.s = &s;
-  m->unread_ = NULL;
-  m->any_payload_ = NULL;
-  Builder *b = pbd_Arena_Calloc(t->scratch, sizeof *b);
-  bool ok = b != NULL;
-  if (ok && m->def && m->def->field_count) {
-    b->slot_of = pbd_Arena_Calloc(t->scratch, sizeof(uint32_t) * m->def->field_count);
-    ok = b->slot_of != NULL;
-  }
-  if (ok) {
-    m->builder_ = b;
-    m->building_ = true;
-  }
-  for (uint32_t i = 0; ok && i < u->nparts; i++)
-    ok = parse_fields(&c, m, u->parts[i].data, u->parts[i].data + u->parts[i].size, u->depth);
-  ok = ok && finish_message(&c, m, u->depth);
-  pbd_Arena_Reset(t->scratch, mark);
-  if (ok && !pbd_Hash128_Equal(hash, m->hash)) {
-    ok = false;
-    pbd_Status_SetError(&s, kPbd_Status_Malformed,
-                        "internal error: a message read again hashes differently");
-  }
-  if (!ok) {
-    if (pbd_Status_IsOk(&s)) pbd_Status_SetError(&s, kPbd_Status_OutOfMemory, "out of memory");
-    if (pbd_Status_IsOk(&t->status)) t->status = s;
-    m->fields_ = NULL;
-    m->field_count_ = 0;
-    m->any_payload_ = NULL;
-    m->building_ = false;
-  }
-  m->hash = hash;
-}
-
-static void read_if_unread(const pbd_Message *m) {
-  if (m->unread_ && !m->building_) read_level((pbd_Message *)m); /* a cache, as for a view */
-}
-
-const pbd_Field *pbd_Message_Fields(const pbd_Message *m) {
-  read_if_unread(m);
-  return m->fields_;
-}
-
-uint32_t pbd_Message_FieldCount(const pbd_Message *m) {
-  read_if_unread(m);
-  return m->field_count_;
-}
-
-const pbd_Message *pbd_Message_AnyPayload(const pbd_Message *m) {
-  read_if_unread(m);
-  return m->building_ ? NULL : m->any_payload_;
-}
-
-bool pbd_Message_IsEmpty(const pbd_Message *m) {
-  return pbd_Message_FieldCount(m) == 0 && !pbd_Message_AnyPayload(m);
-}
-
-bool pbd_Value_FloatEqual(pbd_ValueKind k, uint64_t a, uint64_t b) {
-  if (k == kPbd_Value_Float) {
-    float x, y;
-    uint32_t ax = (uint32_t)a, bx = (uint32_t)b;
-    memcpy(&x, &ax, 4);
-    memcpy(&y, &bx, 4);
-    return x == y || (isnan(x) && isnan(y));
-  }
-  double x, y;
-  memcpy(&x, &a, 8);
-  memcpy(&y, &b, 8);
-  return x == y || (isnan(x) && isnan(y));
-}
-
-int pbd_Value_CompareKeys(const pbd_Value *a, const pbd_Value *b) {
-  /* keys of two kinds (a map key retyped between schema versions) order by
-   * kind, never by reading one as the other */
-  if (a->kind != b->kind) return (a->kind > b->kind) - (a->kind < b->kind);
-  if (a->kind == kPbd_Value_String || a->kind == kPbd_Value_Bytes) {
-    size_t n = a->s.size < b->s.size ? a->s.size : b->s.size;
-    int r = n ? memcmp(a->s.data, b->s.data, n) : 0;
-    if (r) return r;
-    return (a->s.size > b->s.size) - (a->s.size < b->s.size);
-  }
-  if (a->kind == kPbd_Value_Int || a->kind == kPbd_Value_Enum) return (a->i > b->i) - (a->i < b->i);
-  return (a->u > b->u) - (a->u < b->u);
-}
-
-pbd_Value pbd_MapEntry_Part(const pbd_Message *entry, uint32_t number) {
-  const pbd_Field *f = pbd_Message_FindField(entry, number);
-  if (f && f->def) return pbd_Field_Value(f, 0);
-  const pbd_FieldDef *fd = entry->def ? pbd_MessageDef_FindFieldByNumber(entry->def, number) : NULL;
-  if (fd) return pbd_FieldDef_DefaultValue(fd);
-  pbd_Value none;
-  memset(&none, 0, sizeof none);
-  return none;
-}
-
-pbd_Value pbd_Field_Value(const pbd_Field *f, uint32_t i) {
-  pbd_Value v;
-  memset(&v, 0, sizeof v);
-  v.field = f->def;
-  if (!f->def) {
-    const pbd_UnknownValue *u = &f->v.unknowns[i];
-    v.kind = u->kind;
-    if (u->kind == kPbd_Value_Len) v.s = u->s;
-    else if (u->kind == kPbd_Value_LenMessage || u->kind == kPbd_Value_Group) v.m = u->m;
-    else v.u = u->u;
-    return v;
-  }
-  v.kind = f->kind;
-  if (kind_is_scalar(f->kind)) v.u = f->v.scalars[i];
-  else if (kind_is_str(f->kind)) v.s = f->v.strs[i];
-  else v.m = f->v.msgs[i];
-  return v;
-}
-
-pbd_Value pbd_FieldDef_DefaultValue(const pbd_FieldDef *fd) {
-  pbd_Value v;
-  memset(&v, 0, sizeof v);
-  v.field = fd;
-  v.kind = kind_of_type(fd->type);
-  if (kind_is_str(v.kind)) v.s = fd->default_value.s;
-  else if (v.kind != kPbd_Value_Message) v.u = fd->default_value.u;
-  return v;
-}
-
-pbd_StrView pbd_Message_AnyTypeUrl(const pbd_Message *m) {
-  pbd_StrView none = {"", 0};
-  const pbd_Field *url = pbd_Message_AnyPayload(m) ? pbd_Message_FindField(m, 1) : NULL;
-  return url && url->def && url->kind == kPbd_Value_String ? url->v.strs[0] : none;
-}
-
-const pbd_Field *pbd_Message_FindField(const pbd_Message *m, uint32_t number) {
-  const pbd_Field *fields = pbd_Message_Fields(m);
-  uint32_t n = pbd_Message_FieldCount(m), lo = 0, hi = n;
-  while (lo < hi) { /* first field with number >= wanted */
-    uint32_t mid = lo + (hi - lo) / 2;
-    if (fields[mid].number < number) lo = mid + 1;
-    else hi = mid;
-  }
-  return lo < n && fields[lo].number == number ? &fields[lo] : NULL;
 }
