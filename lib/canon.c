@@ -364,6 +364,7 @@ static bool add_packed(Ctx *c, Msg *m, const pbd_FieldDef *fd, const pbd_WireFie
     }
     if (check_enum && pbd_EnumValueUnknown(fd, raw)) {
       if (!add_scalar(c, m, fd, raw)) return false; /* goes to unknown fields */
+      s = &m->slots[m->slot_of[fd->index] - 1]; /* that may have moved the slots */
       continue;
     }
     if (!c->validate && !push_scalar(c, s, canonical_scalar(c, fd, raw))) return false;
@@ -404,14 +405,6 @@ static bool add_message(Ctx *c, Msg *m, const pbd_FieldDef *fd, const pbd_WireFi
   Slot *s = value_slot(c, m, fd);
   if (!s) return false;
   pbd_Part part = {f->data, f->size};
-  if (!fd->is_repeated && c->validate) { /* each part is checked on its own */
-    if (!pbd_CanonPass_HashMessage(c, fd->message_type, &part, 1, m->depth + 1, &(Result){0})) {
-      pbd_FieldDef_PrependPath(fd, fd->number, 0, c->s);
-      return false;
-    }
-    s->count = 1;
-    return true;
-  }
   if (!fd->is_repeated) { /* rule 3: read when the parent ends, all parts merged */
     if (s->count == 0) s->nparts = 0;
     if (!grow(c, (void **)&s->parts, &s->capparts, s->nparts + 1, sizeof(pbd_Part))) return false;
@@ -503,6 +496,17 @@ static bool read_part(Ctx *c, Msg *m, const uint8_t *p, const uint8_t *end) {
   return true;
 }
 
+/* Checking only: the singular messages, each read once with all its parts
+ * (so that the indices in an error's path are the hash pass's). */
+static bool check_children(Ctx *c, Msg *m) {
+  for (uint32_t i = 0; i < m->nslots; i++) {
+    Slot *s = &m->slots[i];
+    if (s->shape == kShape_Message && s->count && s->nparts && !finish_child(c, m, s))
+      return false;
+  }
+  return true;
+}
+
 /* The frame of a nesting level, its field table big enough for `fields`. */
 static Frame *frame_at(Ctx *c, int depth, uint32_t fields) {
   int i = depth - c->base_depth;
@@ -564,7 +568,7 @@ bool pbd_CanonPass_HashMessage(Ctx *c, const pbd_MessageDef *def, const pbd_Part
   }
   for (size_t i = 0; ok && i < nparts; i++)
     ok = read_part(c, &m, parts[i].data, parts[i].data + parts[i].size);
-  ok = ok && (c->validate || pbd_CanonPass_Finish(c, &m, out));
+  ok = ok && (c->validate ? check_children(c, &m) : pbd_CanonPass_Finish(c, &m, out));
   for (uint32_t i = 0; i < m.nslots; i++) /* the level's table, clean for the next */
     if (m.slots[i].fd) m.slot_of[m.slots[i].fd->index] = 0;
   pbd_Arena_Reset(c->scratch, mark);

@@ -126,8 +126,10 @@ static size_t find_index(pbd_HashCache *c, uint64_t offset) {
     qsort(c->v, c->n, sizeof *c->v, compare_entries);
     c->sorted = true;
   }
-  for (size_t k = c->cursor; k < c->n && k < c->cursor + 8; k++)
-    if (c->v[k].key >> 8 >= offset) return k;
+  /* the cursor only helps when the entry is at or after it */
+  if (c->cursor == 0 || c->v[c->cursor - 1].key >> 8 < offset)
+    for (size_t k = c->cursor; k < c->n && k < c->cursor + 8; k++)
+      if (c->v[k].key >> 8 >= offset) return k;
   return lower_bound(c, offset);
 }
 
