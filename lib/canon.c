@@ -32,7 +32,16 @@ static uint8_t *bytes_room(Ctx *c, Bytes *b, size_t n) {
   if (b->n + n > b->cap) {
     size_t want = b->cap ? b->cap * 2 : 64;
     while (want < b->n + n) want *= 2;
-    uint8_t *np = pbd_Arena_Realloc(c->scratch, b->p, b->cap, want);
+    uint8_t *np;
+    if (b->heap) {
+      np = realloc(b->p, want);
+    } else if (want > kHeapBytes) {
+      np = malloc(want);
+      if (np && b->n) memcpy(np, b->p, b->n);
+      b->heap = np != NULL;
+    } else {
+      np = pbd_Arena_Realloc(c->scratch, b->p, b->cap, want);
+    }
     if (!np) {
       oom(c);
       return NULL;
@@ -569,8 +578,10 @@ bool pbd_CanonPass_HashMessage(Ctx *c, const pbd_MessageDef *def, const pbd_Part
   for (size_t i = 0; ok && i < nparts; i++)
     ok = read_part(c, &m, parts[i].data, parts[i].data + parts[i].size);
   ok = ok && (c->validate ? check_children(c, &m) : pbd_CanonPass_Finish(c, &m, out));
-  for (uint32_t i = 0; i < m.nslots; i++) /* the level's table, clean for the next */
+  for (uint32_t i = 0; i < m.nslots; i++) { /* the level's table, clean for the next */
     if (m.slots[i].fd) m.slot_of[m.slots[i].fd->index] = 0;
+    if (m.slots[i].shape == kShape_Record && m.slots[i].rec.heap) free(m.slots[i].rec.p);
+  }
   pbd_Arena_Reset(c->scratch, mark);
   if (ok && nparts && !c->validate)
     pbd_HashCache_Add(c->record, parts[0].data, total, def, out->hash, out->empty);

@@ -20,7 +20,14 @@
 typedef struct {
   uint8_t *p;
   size_t n, cap;
+  bool heap;      /* grown past kHeapBytes: malloc'd, freed with its message */
 } Bytes;
+
+/* A slot's values this big grow with realloc, and a record this big is
+ * hashed in pieces, rather than copied within scratch memory: the level of
+ * a message with a million elements then holds their hashes once, not
+ * three times. */
+enum { kHeapBytes = 64 << 10 };
 
 typedef struct {
   pbd_Value key;

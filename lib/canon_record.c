@@ -180,6 +180,42 @@ static bool entry_has_unknown_enum(const Msg *m) {
   return false;
 }
 
+/* A big record (a level of many elements) goes to the digest slot by slot,
+ * the largest values straight from where they were gathered. */
+static bool hash_in_pieces(Ctx *c, Slot **present, uint32_t n, Result *out) {
+  void *raw = pbd_Arena_Malloc(c->scratch, sizeof(XXH3_state_t) + 64);
+  if (!raw) return oom(c);
+  XXH3_state_t *st = (XXH3_state_t *)(((uintptr_t)raw + 63) & ~(uintptr_t)63);
+  XXH3_INITSTATE(st);
+  XXH3_128bits_reset_withSeed(st, c->o->hash_seed);
+  uint8_t buf[1024]; /* a slot's header and small values; map entry hashes in batches */
+  for (uint32_t i = 0; i < n; i++) {
+    Slot *s = present[i];
+    uint8_t *w = put_u64(put_u64(buf, (uint64_t)s->number << 8 | (s->fd ? 1 : 2)), s->count);
+    if (s->shape == kShape_Record) {
+      XXH3_128bits_update(st, buf, (size_t)(w - buf));
+      XXH3_128bits_update(st, s->rec.p, s->rec.n);
+      continue;
+    }
+    if (s->shape == kShape_Map) {
+      for (uint32_t k = 0; k < s->nentries; k++) {
+        if ((size_t)(w - buf) + 16 > sizeof buf) {
+          XXH3_128bits_update(st, buf, (size_t)(w - buf));
+          w = buf;
+        }
+        w = put_hash(w, s->entries[k].hash);
+      }
+    } else {
+      w = put_values(c, w, s); /* at most 64 scalars or one string: it fits */
+    }
+    XXH3_128bits_update(st, buf, (size_t)(w - buf));
+  }
+  XXH128_hash_t h = XXH3_128bits_digest(st);
+  out->hash = (pbd_Hash128){h.low64, h.high64};
+  out->empty = n == 0;
+  return true;
+}
+
 bool pbd_CanonPass_Finish(Ctx *c, Msg *m, Result *out) {
   bool entry = m->def && m->def->is_map_entry;
   Slot *few[64]; /* most messages have a few fields: no allocation */
@@ -219,6 +255,7 @@ bool pbd_CanonPass_Finish(Ctx *c, Msg *m, Result *out) {
     return false;
   size_t size = resolved ? 8 + str_size(url->str.size) + 16 : 0;
   for (uint32_t i = 0; i < n && !resolved; i++) size += 16 + values_size(present[i]);
+  if (size > kHeapBytes) return hash_in_pieces(c, present, n, out);
   uint8_t small[1024];
   uint8_t *rec = size <= sizeof small ? small : pbd_Arena_Malloc(c->scratch, size);
   if (!rec) return oom(c);
