@@ -584,6 +584,6 @@ bool pbd_CanonPass_HashMessage(Ctx *c, const pbd_MessageDef *def, const pbd_Part
   }
   pbd_Arena_Reset(c->scratch, mark);
   if (ok && nparts && !c->validate)
-    pbd_HashCache_Add(c->record, parts[0].data, total, def, out->hash, out->empty);
+    pbd_HashCache_Add(c->record, parts[0].data, total, depth, out->hash, out->empty);
   return ok;
 }

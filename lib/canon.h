@@ -34,7 +34,7 @@ extern "C" {
 
 /* Hashes of messages by where their bytes begin (the first part's, for a
  * message written in parts), remembered during a hash pass for the
- * messages of at least a given size,
+ * messages of 16 bytes and more (the shallowest levels first),
  * within a memory budget.  (pbd_HashCache is declared in tree.h.) */
 
 /* A cache for the messages of the buffer that begins at base; NULL when out

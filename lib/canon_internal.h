@@ -142,7 +142,7 @@ bool pbd_Canon_QuickCheck(const pbd_MessageDef *type, const uint8_t *p, const ui
 
 /* Remembers a message's hash (hashcache.c); a no-op when c is NULL or the
  * message is below the cache's size floor. */
-void pbd_HashCache_Add(pbd_HashCache *c, const uint8_t *data, size_t size,
-                       const pbd_MessageDef *type, pbd_Hash128 hash, bool empty);
+void pbd_HashCache_Add(pbd_HashCache *c, const uint8_t *data, size_t size, int depth,
+                       pbd_Hash128 hash, bool empty);
 
 #endif

@@ -1,38 +1,45 @@
-/* pbdiff — remembered hashes of large messages (lib/canon.h).
+/* pbdiff — remembered hashes of messages (lib/canon.h).
  *
- * A hash pass appends one entry per message of at least 2^min_class bytes;
- * entries stay in one array in offset order (a message, which ends after its
+ * A hash pass adds one entry per message of 16 bytes or more; entries stay
+ * in one array in offset order (a message, which ends after its
  * descendants, is put before them), so that a lookup is a binary search,
  * usually short-cut by a cursor: a walk asks for the messages of a level in
- * the order of their bytes.  When
- * the budget is reached, the size floor doubles and smaller entries go, so
- * the largest messages, the ones most costly to hash again, stay. */
+ * the order of their bytes.
+ *
+ * When the budget is reached, the deepest level goes first.  A walk reads a
+ * message's level only where hashes differ, and then needs the hash of
+ * every child: the shallow levels (an ONNX graph's nodes) are needed by
+ * every walk, a deep one only under the few messages that differ. */
 #include <stdlib.h>
 #include <string.h>
 
 #include "canon.h"
 #include "canon_internal.h"
 
-/* 24 bytes an entry: the message's first byte as an offset from the first
- * message remembered, its size class (log2) and whether it is empty, then
- * its hash.  No two messages of one input begin at the same byte (a
- * sub-message's bytes begin after its tag), so the offset is the key. */
+/* 24 bytes an entry: the message's first byte as an offset from the input's
+ * first byte, its depth and whether it is empty, then its hash.  No two
+ * messages of one input begin at the same byte (a sub-message's bytes
+ * begin after its tag), so the offset is the key. */
 typedef struct {
-  uint64_t key;   /* offset << 8 | size class << 1 | empty */
+  uint64_t key;   /* offset << 8 | depth << 1 | empty */
   pbd_Hash128 hash;
 } Entry;
+
+enum {
+  kMinBytes = 16,     /* smaller messages are hashed again faster than found */
+  kDepths = 127,      /* depths kept apart; deeper ones count as the deepest */
+};
 
 struct pbd_HashCache {
   const uint8_t *base;  /* offsets count from here (the input's first byte) */
   Entry *v;
   size_t n, cap, max;   /* max: entries the budget allows */
-  unsigned min_class;   /* messages below 2^min_class bytes are not kept */
+  int max_depth;        /* messages deeper than this are not kept */
+  size_t at_depth[kDepths];
   size_t cursor;        /* where the next Find probably hits */
   bool sorted;          /* v is in offset order */
   size_t moved;         /* entries moved to keep it so */
 };
-
-enum { kFirstMinClass = 4 }; /* 16 bytes */
 
 pbd_HashCache *pbd_HashCache_New(const uint8_t *base, size_t budget_bytes) {
   pbd_HashCache *c = calloc(1, sizeof *c);
@@ -40,7 +47,7 @@ pbd_HashCache *pbd_HashCache_New(const uint8_t *base, size_t budget_bytes) {
   c->base = base;
   c->max = budget_bytes / sizeof(Entry);
   if (c->max > UINT32_MAX / 4) c->max = UINT32_MAX / 4;
-  c->min_class = kFirstMinClass;
+  c->max_depth = kDepths - 1;
   c->sorted = true;
   return c;
 }
@@ -51,16 +58,17 @@ void pbd_HashCache_Free(pbd_HashCache *c) {
   free(c);
 }
 
-static unsigned size_class(size_t size) {
-  return size ? 63u - (unsigned)__builtin_clzll((unsigned long long)size) : 0;
-}
+static int entry_depth(const Entry *e) { return (int)((e->key >> 1) & 0x7f); }
 
-/* Full: keep only the entries at least twice the old floor. */
-static void raise_floor(pbd_HashCache *c) {
-  c->min_class++;
+/* Full: the deepest level kept goes. */
+static void drop_deepest(pbd_HashCache *c) {
+  while (c->max_depth >= 0 && c->at_depth[c->max_depth] == 0) c->max_depth--;
+  if (c->max_depth < 0) return;
+  c->at_depth[c->max_depth] = 0;
+  c->max_depth--;
   size_t k = 0;
   for (size_t i = 0; i < c->n; i++)
-    if (((c->v[i].key >> 1) & 0x7f) >= c->min_class) c->v[k++] = c->v[i];
+    if (entry_depth(&c->v[i]) <= c->max_depth) c->v[k++] = c->v[i];
   c->n = k;
 }
 
@@ -75,16 +83,12 @@ static size_t lower_bound(const pbd_HashCache *c, uint64_t offset) {
   return lo;
 }
 
-void pbd_HashCache_Add(pbd_HashCache *c, const uint8_t *data, size_t size,
-                       const pbd_MessageDef *type, pbd_Hash128 hash, bool empty) {
-  (void)type;
-  if (!c || c->max == 0 || size >> c->min_class == 0) return;
-  if (data < c->base) return;
-  unsigned cls = size_class(size);
-  while (c->n >= c->max && c->min_class < 62) {
-    raise_floor(c);
-    if (cls < c->min_class) return;
-  }
+void pbd_HashCache_Add(pbd_HashCache *c, const uint8_t *data, size_t size, int depth,
+                       pbd_Hash128 hash, bool empty) {
+  if (!c || c->max == 0 || size < kMinBytes || data < c->base) return;
+  if (depth >= kDepths) depth = kDepths - 1;
+  while (c->n >= c->max && depth <= c->max_depth) drop_deepest(c);
+  if (depth > c->max_depth) return;
   if (c->n == c->cap) {
     size_t cap = c->cap ? c->cap * 2 : 1024;
     if (cap > c->max) cap = c->max;
@@ -110,7 +114,8 @@ void pbd_HashCache_Add(pbd_HashCache *c, const uint8_t *data, size_t size,
     }
   }
   c->n++;
-  c->v[k].key = offset << 8 | cls << 1 | (empty ? 1 : 0);
+  c->v[k].key = offset << 8 | (uint64_t)depth << 1 | (empty ? 1 : 0);
+  c->at_depth[depth]++;
   c->v[k].hash = hash;
 }
 
@@ -137,7 +142,7 @@ bool pbd_HashCache_Find(const pbd_HashCache *cc, const uint8_t *data, size_t siz
                         const pbd_MessageDef *type, pbd_Hash128 *hash, bool *empty) {
   pbd_HashCache *c = (pbd_HashCache *)cc; /* the cursor is a lookup's memo */
   (void)type;
-  if (!c || c->n == 0 || data < c->base || size >> c->min_class == 0) return false;
+  if (!c || c->n == 0 || data < c->base || size < kMinBytes) return false;
   uint64_t offset = (uint64_t)(data - c->base);
   size_t k = find_index(c, offset);
   if (k >= c->n || c->v[k].key >> 8 != offset) return false;

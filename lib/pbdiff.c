@@ -74,7 +74,7 @@ static bool side_init(Side *sd, const pbd_CompareInput *in, const pbd_MessageDef
   sd->hashes = calloc(sd->count ? sd->count : 1, sizeof *sd->hashes);
   /* a quarter of the input's size for the hashes of its larger messages:
    * what a walk needs to skip them without reading them again */
-  if (want_cache) sd->cache = pbd_HashCache_New(side_data(sd), in->size / 6);
+  if (want_cache) sd->cache = pbd_HashCache_New(side_data(sd), in->size / 4);
   return sd->hashes && (!want_cache || sd->cache);
 }
 
