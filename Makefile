@@ -21,7 +21,9 @@ TEST_SRC := $(sort $(wildcard tests/check_*.c))
 LIB_OBJ  := $(LIB_SRC:%.c=$(BUILD)/%.o)
 CLI_OBJ  := $(CLI_SRC:%.c=$(BUILD)/%.o)
 TEST_BIN := $(TEST_SRC:tests/%.c=$(BUILD)/tests/%)
-TEST_UTIL_OBJ := $(BUILD)/tests/testutil.o
+# Objects every test program links: the shared helpers, and the machinery of
+# the canonical hash suites (check_canon*.c).
+TEST_UTIL_OBJ := $(BUILD)/tests/testutil.o $(BUILD)/tests/canon_harness.o $(BUILD)/tests/canon_checks.o
 
 .PHONY: all check demo deps test test-asan clean
 all: $(BUILD)/libpbdiff.a $(BUILD)/pbdiff
@@ -40,7 +42,7 @@ $(BUILD)/libpbdiff.a: $(LIB_OBJ)
 $(BUILD)/pbdiff: $(CLI_OBJ) $(BUILD)/libpbdiff.a
 	$(CC) $(CFLAGS_BASE) $(CFLAGS) -o $@ $(CLI_OBJ) $(BUILD)/libpbdiff.a $(LDLIBS_BASE)
 
-$(BUILD)/tests/testutil.o: tests/testutil.c tests/testutil.h $(wildcard lib/*.h cli/*.h)
+$(TEST_UTIL_OBJ): $(BUILD)/tests/%.o: tests/%.c $(wildcard tests/*.h lib/*.h cli/*.h)
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS_BASE) -Icli $(PKG_CFLAGS) $(CFLAGS) -c $< -o $@
 
@@ -89,11 +91,27 @@ build-fuzz/fuzz_jsonpb: fuzz/fuzz_jsonpb.c $(LIB_SRC) $(wildcard lib/*.h)
 	@mkdir -p build-fuzz
 	clang -std=c11 -g -O1 -Ilib -D_POSIX_C_SOURCE=200809L -D_DEFAULT_SOURCE \
 	  -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all -o $@ fuzz/fuzz_jsonpb.c $(LIB_SRC) -lxxhash -lm
-# Both harnesses, FUZZ_SECONDS each.
-fuzz: build-fuzz/fuzz_compare build-fuzz/fuzz_jsonpb build-fuzz/fuzz.desc
-	@mkdir -p build-fuzz/corpus build-fuzz/corpus-json
+build-fuzz/fuzz_canon: fuzz/fuzz_canon.c $(LIB_SRC) $(wildcard lib/*.h)
+	@mkdir -p build-fuzz
+	clang -std=c11 -g -O1 -Ilib -D_POSIX_C_SOURCE=200809L -D_DEFAULT_SOURCE \
+	  -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all -o $@ fuzz/fuzz_canon.c $(LIB_SRC) -lxxhash -lm
+# Every harness, FUZZ_SECONDS each.
+fuzz: build-fuzz/fuzz_compare build-fuzz/fuzz_jsonpb build-fuzz/fuzz_canon build-fuzz/fuzz.desc
+	@mkdir -p build-fuzz/corpus build-fuzz/corpus-json build-fuzz/corpus-canon
 	PBDIFF_FUZZ_DESC=build-fuzz/fuzz.desc build-fuzz/fuzz_compare -max_total_time=$(FUZZ_SECONDS) \
 	  -max_len=4096 build-fuzz/corpus fuzz/seeds
 	PBDIFF_FUZZ_DESC=build-fuzz/fuzz.desc build-fuzz/fuzz_jsonpb -max_total_time=$(FUZZ_SECONDS) \
 	  -max_len=4096 build-fuzz/corpus-json fuzz/seeds-json
+	PBDIFF_FUZZ_DESC=build-fuzz/fuzz.desc build-fuzz/fuzz_canon -max_total_time=$(FUZZ_SECONDS) \
+	  -max_len=4096 build-fuzz/corpus-canon fuzz/seeds
 .PHONY: fuzz
+
+# Benchmark against cmp, cat, MessageDifferencer and protoc --decode: make bench
+# (bench/run.sh says which BENCH_* variables it reads; results in bench/results.md).
+.PHONY: bench
+$(BUILD)/bench/md_compare: bench/md_compare.cc
+	@mkdir -p $(dir $@)
+	$(CXX) -O2 -std=c++17 -Wall -Wextra -o $@ $< $$(pkg-config --cflags --libs protobuf)
+bench: deps all
+	@$(MAKE) --no-print-directory $(BUILD)/bench/md_compare
+	bench/run.sh $(BUILD)/pbdiff

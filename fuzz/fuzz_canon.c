@@ -23,7 +23,7 @@
  * One leniency, as lib/canon.h documents: with several errors in the input
  * the hash pass, which reads a singular message when its parent ends, may
  * report one that lies after the part of that message holding the tree
- * builder's error (tests/check_canon.c explains it).  Any other difference
+ * builder's error (tests/canon_harness.c explains it).  Any other difference
  * is printed and aborts. */
 #include <stdio.h>
 #include <stdlib.h>
