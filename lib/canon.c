@@ -487,6 +487,44 @@ static inline const uint8_t *read_short_field(const uint8_t *p, const uint8_t *e
   return NULL;
 }
 
+/* Rule 4, unpacked: the rest of a run of one repeated scalar field written
+ * value after value (its tag repeated before each), gathered in a tight
+ * loop.  Returns where the run ends; a value that needs more than a push
+ * (a closed enum's unknown value, a malformed one) is left to the caller. */
+static const uint8_t *gather_run(Ctx *c, Msg *m, const pbd_WireField *f, const uint8_t *q,
+                                 const uint8_t *end) {
+  const pbd_FieldDef *fd = m->def ? pbd_MessageDef_FindFieldByNumber(m->def, f->number) : NULL;
+  if (!fd || !fd->is_repeated || c->validate || f->wire_type != pbd_WireTypeOf(fd->type) ||
+      (fd->type == kPbd_Type_Enum && fd->enum_type && fd->enum_type->is_closed))
+    return q;
+  Slot *s = known_slot(c, m, fd);
+  if (!s || s->shape != kShape_Scalars) return q;
+  uint8_t tag[5];
+  size_t taglen = 0;
+  for (uint32_t t = f->number << 3 | f->wire_type; ; t >>= 7) {
+    tag[taglen++] = (uint8_t)(t < 0x80 ? t : (t & 0x7f) | 0x80);
+    if (t < 0x80) break;
+  }
+  size_t width = f->wire_type == kPbd_WireType_Fixed32 ? 4 : f->wire_type == kPbd_WireType_Fixed64 ? 8 : 0;
+  while ((size_t)(end - q) > taglen && memcmp(q, tag, taglen) == 0) {
+    const uint8_t *v = q + taglen;
+    uint64_t raw = 0;
+    const uint8_t *next;
+    if (width == 4) {
+      uint32_t r32;
+      next = pbd_Wire_ReadFixed32(v, end, &r32);
+      raw = r32;
+    } else if (width == 8) {
+      next = pbd_Wire_ReadFixed64(v, end, &raw);
+    } else {
+      next = pbd_Wire_ReadVarint(v, end, &raw);
+    }
+    if (!next || !push_scalar(c, s, canonical_scalar(c, fd, raw))) return next ? NULL : q;
+    q = next;
+  }
+  return q;
+}
+
 static bool read_part(Ctx *c, Msg *m, const uint8_t *p, const uint8_t *end) {
   int group_depth_left = c->max_depth - m->depth;
   while (p < end) {
@@ -500,6 +538,9 @@ static bool read_part(Ctx *c, Msg *m, const uint8_t *p, const uint8_t *end) {
       return false;
     }
     if (!add_field(c, m, &f)) return false;
+    if (f.wire_type != kPbd_WireType_Delimited && f.wire_type != kPbd_WireType_StartGroup &&
+        !(q = gather_run(c, m, &f, q, end)))
+      return false;
     p = q;
   }
   return true;
