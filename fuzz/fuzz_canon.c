@@ -33,6 +33,7 @@
 #include "canon.h"
 #include "input.h"
 #include "schema.h"
+#include "fuzz_pool.h"
 #include "tree.h"
 #include "wire.h"
 
@@ -41,19 +42,10 @@ static const pbd_MessageDef *types[8];
 
 int LLVMFuzzerInitialize(int *argc, char ***argv) {
   (void)argc, (void)argv;
-  const char *desc = getenv("PBDIFF_FUZZ_DESC");
-  if (!desc) return 0;
+  pool = fuzz_load_pool();
+  if (!pool) return 0;
   pbd_Status s;
   pbd_Status_Clear(&s);
-  pbd_Input in;
-  pool = pbd_DefPool_New();
-  if (!pbd_Input_Open(&in, desc, &s) ||
-      !pbd_DefPool_AddFileDescriptorSet(pool, in.data, in.size, desc, &s) ||
-      !pbd_DefPool_Finalize(pool, &s)) {
-    fprintf(stderr, "fuzz: cannot load %s: %s\n", desc, s.msg);
-    abort();
-  }
-  pbd_Input_Close(&in);
   static const char *const names[8] = {NULL,           "sem3.M",          "sem2.M",
                                        "onnx.ModelProto", "sem3.Inner",   "sem2.WithMap",
                                        "onnx.TypeProto", "sem3.Rec"};

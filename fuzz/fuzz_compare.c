@@ -18,6 +18,7 @@
 #include "input.h"
 #include "pbdiff.h"
 #include "schema.h"
+#include "fuzz_pool.h"
 #include "tree.h"
 
 static pbd_DefPool *pool;
@@ -27,19 +28,10 @@ static size_t nrules;
 
 int LLVMFuzzerInitialize(int *argc, char ***argv) {
   (void)argc, (void)argv;
-  const char *desc = getenv("PBDIFF_FUZZ_DESC");
-  if (!desc) return 0;
+  pool = fuzz_load_pool();
+  if (!pool) return 0;
   pbd_Status s;
   pbd_Status_Clear(&s);
-  pbd_Input in;
-  pool = pbd_DefPool_New();
-  if (!pbd_Input_Open(&in, desc, &s) ||
-      !pbd_DefPool_AddFileDescriptorSet(pool, in.data, in.size, desc, &s) ||
-      !pbd_DefPool_Finalize(pool, &s)) {
-    fprintf(stderr, "fuzz: cannot load %s: %s\n", desc, s.msg);
-    abort();
-  }
-  pbd_Input_Close(&in);
   types[1] = pbd_DefPool_FindMessageByName(pool, "sem3.M");
   types[2] = pbd_DefPool_FindMessageByName(pool, "sem2.M");
   types[3] = pbd_DefPool_FindMessageByName(pool, "onnx.ModelProto");

@@ -9,6 +9,7 @@
 #include "input.h"
 #include "jsonpb.h"
 #include "schema.h"
+#include "fuzz_pool.h"
 #include "tree.h"
 
 static pbd_DefPool *pool;
@@ -16,17 +17,10 @@ static const pbd_MessageDef *types[3];
 
 int LLVMFuzzerInitialize(int *argc, char ***argv) {
   (void)argc, (void)argv;
-  const char *desc = getenv("PBDIFF_FUZZ_DESC");
-  if (!desc) abort();
+  pool = fuzz_load_pool();
+  if (!pool) abort();
   pbd_Status s;
   pbd_Status_Clear(&s);
-  pbd_Input in;
-  pool = pbd_DefPool_New();
-  if (!pbd_Input_Open(&in, desc, &s) ||
-      !pbd_DefPool_AddFileDescriptorSet(pool, in.data, in.size, desc, &s) ||
-      !pbd_DefPool_Finalize(pool, &s))
-    abort();
-  pbd_Input_Close(&in);
   types[0] = pbd_DefPool_FindMessageByName(pool, "sem3.M");
   types[1] = pbd_DefPool_FindMessageByName(pool, "sem2.M");
   types[2] = pbd_DefPool_FindMessageByName(pool, "onnx.ModelProto");

@@ -329,48 +329,18 @@ static bool add_scalar(Ctx *c, Msg *m, const pbd_FieldDef *fd, uint64_t raw) {
 /* Rule 4: a packed run, decoded in a tight loop into the field's values. */
 static bool add_packed(Ctx *c, Msg *m, const pbd_FieldDef *fd, const pbd_WireField *f) {
   const uint8_t *p = f->data, *end = f->data + f->size;
-  int wt = pbd_WireTypeOf(fd->type);
-  size_t width = wt == kPbd_WireType_Fixed32 ? 4 : wt == kPbd_WireType_Fixed64 ? 8 : 0;
-  uint64_t n = 0;
-  if (width) {
-    if (f->size % width) {
-      pbd_Status_SetErrorAt(c->s, kPbd_Status_Malformed, off(c, f->data),
-                            "packed field %s has %zu bytes, not a multiple of %zu", fd->name,
-                            f->size, width);
-      return false;
-    }
-    n = f->size / width;
-  } else {
-    for (const uint8_t *q = p; q < end; q++) n += *q < 0x80;
-  }
-  if (n == 0 && f->size > 0) { /* only continuation bytes: a varint cut short */
-    pbd_Status_SetErrorAt(c->s, kPbd_Status_Malformed, off(c, f->data),
-                          "truncated varint in packed field %s", fd->name);
-    return false;
-  }
-  if (n == 0) return true; /* repeated fields have no presence */
+  size_t width;
+  int64_t n = pbd_Packed_Count(fd, f, c->buf, &width, c->s);
+  if (n <= 0) return n == 0; /* an empty run: repeated fields have no presence */
   Slot *s = known_slot(c, m, fd);
   if (!s) return false;
   bool check_enum = fd->type == kPbd_Type_Enum && fd->enum_type && fd->enum_type->is_closed;
   while (p < end) {
     uint64_t raw = 0;
-    if (width == 4) {
-      uint32_t v32 = 0;
-      p = pbd_Wire_ReadFixed32(p, end, &v32);
-      raw = v32;
-    } else if (width == 8) {
-      p = pbd_Wire_ReadFixed64(p, end, &raw);
-    } else if (*p < 0x80) {
+    if (!width && *p < 0x80) /* the common one-byte varint */
       raw = *p++;
-    } else {
-      const uint8_t *q = pbd_Wire_ReadVarint(p, end, &raw);
-      if (!q) {
-        pbd_Status_SetErrorAt(c->s, kPbd_Status_Malformed, off(c, p), "%s in packed field %s",
-                              pbd_Wire_VarintError(p, end), fd->name);
-        return false;
-      }
-      p = q;
-    }
+    else if (!(p = pbd_Packed_Next(fd, width, p, end, c->buf, &raw, c->s)))
+      return false;
     if (check_enum && pbd_EnumValueUnknown(fd, raw)) {
       if (!add_scalar(c, m, fd, raw)) return false; /* goes to unknown fields */
       s = &m->slots[m->slot_of[fd->index] - 1]; /* that may have moved the slots */

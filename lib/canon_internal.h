@@ -135,6 +135,17 @@ static inline const pbd_MessageDef *pbd_AnyPayloadType(const pbd_DefPool *pool, 
   return pbd_DefPool_FindMessageByName(pool, buf);
 }
 
+/* Rule 4 (packed.c): the number of values of a packed run of fd, and the
+ * width of each (0: varints); -1 with the status set when the run is
+ * malformed.  Offsets in errors count from base. */
+int64_t pbd_Packed_Count(const pbd_FieldDef *fd, const pbd_WireField *f, const uint8_t *base,
+                         size_t *width, pbd_Status *s);
+/* The next value of a packed run, read at p (p < end): where the run goes
+ * on, or NULL with the status set. */
+const uint8_t *pbd_Packed_Next(const pbd_FieldDef *fd, size_t width, const uint8_t *p,
+                               const uint8_t *end, const uint8_t *base, uint64_t *raw,
+                               pbd_Status *s);
+
 /* True when buf reads as a message of `type` without any error, as certain
  * as the hash pass (canon_check.c); false when an error is possible. */
 bool pbd_Canon_QuickCheck(const pbd_MessageDef *type, const uint8_t *p, const uint8_t *end,
