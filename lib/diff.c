@@ -756,6 +756,7 @@ static int diff_fields(Walk *w, const pbd_Message *l, const pbd_Message *r) {
 
 static int diff_message(Walk *w, const pbd_Message *l, const pbd_Message *r) {
   if (l == r || pbd_Hash128_Equal(l->hash, r->hash)) return 0;
+  pbd_Message_ReadPair(l, r); /* both sides' fields, at once when they are big */
   pbd_StrView lu = pbd_Message_AnyTypeUrl(l), ru = pbd_Message_AnyTypeUrl(r);
   if (pbd_Message_AnyPayload(l) && pbd_Message_AnyPayload(r) && lu.size == ru.size && !memcmp(lu.data, ru.data, lu.size)) {
     /* Rule 11: an Any is compared through its unpacked payload. */

@@ -118,6 +118,9 @@ uint32_t pbd_Message_FieldCount(const pbd_Message *m);
  * that type (its URL is pbd_Message_AnyTypeUrl).  NULL when not an Any or
  * not resolvable (then `value` is compared as bytes). */
 const pbd_Message *pbd_Message_AnyPayload(const pbd_Message *m);
+/* Reads two messages' fields now, those of two shallow trees on two
+ * threads when both are large (a walk about to compare them). */
+void pbd_Message_ReadPair(const pbd_Message *a, const pbd_Message *b);
 /* No field at all, and no resolved Any payload. */
 bool pbd_Message_IsEmpty(const pbd_Message *m);
 

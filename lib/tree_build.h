@@ -66,10 +66,11 @@ struct pbd_LazyTree {
 /* A message of a shallow tree whose fields are not read yet. */
 typedef struct pbd_Unread {
   pbd_LazyTree *tree;
-  pbd_Part *parts;
+  pbd_Part *parts;           /* &first until a second part comes */
   uint32_t nparts, capparts;
   int depth;
   bool empty;                /* its canonical form has no field */
+  pbd_Part first;
 } Unread;
 
 

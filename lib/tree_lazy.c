@@ -2,6 +2,7 @@
  * level at a time when its fields are first asked for; until then it holds
  * its byte ranges and its hash, from the hash pass's cache or computed by
  * lib/canon.c without a tree. */
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -15,12 +16,16 @@
  * finished (hashed) by finish_unread. */
 pbd_Message *pbd_TreeBuild_NewUnread(Ctx *c, const pbd_MessageDef *def, int depth, const uint8_t *p,
                                size_t n) {
-  pbd_Message *m = pbd_Arena_Calloc(c->a, sizeof *m);
-  Unread *u = pbd_Arena_Calloc(c->a, sizeof *u);
-  pbd_Part *parts = pbd_Arena_Malloc(c->a, sizeof *parts);
-  if (!m || !u || !parts) return NULL;
-  parts[0] = (pbd_Part){p, n};
-  *u = (Unread){c->lazy, parts, 1, 1, depth, false};
+  /* one allocation for both: a level of a million elements makes a million */
+  struct {
+    pbd_Message m;
+    Unread u;
+  } *mu = pbd_Arena_Malloc(c->a, sizeof *mu);
+  if (!mu) return NULL;
+  pbd_Message *m = &mu->m;
+  Unread *u = &mu->u;
+  memset(m, 0, sizeof *m);
+  *u = (Unread){c->lazy, &u->first, 1, 1, depth, false, {p, n}};
   m->def = def;
   m->unread_ = u;
   m->building_ = true;
@@ -31,9 +36,12 @@ pbd_Message *pbd_TreeBuild_NewUnread(Ctx *c, const pbd_MessageDef *def, int dept
 bool pbd_TreeBuild_AddUnreadPart(Ctx *c, pbd_Message *m, const uint8_t *p, size_t n) {
   Unread *u = m->unread_;
   if (u->nparts == u->capparts) {
-    pbd_Part *np = pbd_Arena_Realloc(c->a, u->parts, sizeof *np * u->capparts,
-                                     sizeof *np * u->capparts * 2);
+    pbd_Part *np = u->parts == &u->first ? pbd_Arena_Malloc(c->a, sizeof *np * 2)
+                                          : pbd_Arena_Realloc(c->a, u->parts,
+                                                              sizeof *np * u->capparts,
+                                                              sizeof *np * u->capparts * 2);
     if (!np) return oom(c);
+    if (u->parts == &u->first) np[0] = u->first;
     u->parts = np;
     u->capparts *= 2;
   }
@@ -172,6 +180,36 @@ static void read_level(pbd_Message *m) {
 
 static void read_if_unread(const pbd_Message *m) {
   if (m->unread_ && !m->building_) read_level((pbd_Message *)m); /* a cache, as for a view */
+}
+
+static void *read_on_thread(void *m) {
+  read_if_unread(m);
+  return NULL;
+}
+
+/* Below this many bytes a level is read faster than a thread starts. */
+enum { kPairThreadBytes = 1 << 20 };
+
+static size_t unread_bytes(const pbd_Message *m) {
+  size_t n = 0;
+  if (m->unread_ && !m->building_)
+    for (uint32_t i = 0; i < m->unread_->nparts; i++) n += m->unread_->parts[i].size;
+  return n;
+}
+
+void pbd_Message_ReadPair(const pbd_Message *a, const pbd_Message *b) {
+  /* Two trees share nothing (arenas, hashers, caches): their levels can be
+   * read at once. */
+  pthread_t th;
+  if (unread_bytes(a) >= kPairThreadBytes && unread_bytes(b) >= kPairThreadBytes &&
+      a->unread_->tree != b->unread_->tree &&
+      pthread_create(&th, NULL, read_on_thread, (void *)b) == 0) {
+    read_if_unread(a);
+    pthread_join(th, NULL);
+    return;
+  }
+  read_if_unread(a);
+  read_if_unread(b);
 }
 
 const pbd_Field *pbd_Message_Fields(const pbd_Message *m) {
