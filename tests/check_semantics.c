@@ -11,6 +11,7 @@
 #include "format.h"
 #include "testutil.h"
 #include "canon.h"
+#include "pbdiff.h"
 #include "tree.h"
 
 static pbd_DefPool *pool3, *pool2, *pool_onnx;
@@ -624,6 +625,97 @@ START_TEST(errors_every_prefix) {
 END_TEST
 
 
+/* Large inputs (megabytes: the walk reads both sides' levels on two
+ * threads, the hash cache is filled and used): the pipeline reports exactly
+ * what the walk over whole trees reports, for one changed element in the
+ * middle, first and last, with RIGHT written another way (each element's
+ * fields in reverse order, its packed field unpacked). */
+static size_t put_varint(uint8_t *p, uint64_t v) {
+  size_t n = 0;
+  for (; v >= 0x80; v >>= 7) p[n++] = (uint8_t)(v | 0x80);
+  p[n++] = (uint8_t)v;
+  return n;
+}
+
+/* sem3.M with `count` rm elements {a: i, s: "name-i", r: [i, i+1]}; element
+ * `changed` gets a = -1; reversed writes each element's fields backwards and
+ * r unpacked. */
+static uint8_t *big_m(size_t count, size_t changed, bool reversed, size_t *len) {
+  uint8_t *b = malloc(count * 40 + 16), *p = b;
+  for (size_t i = 0; i < count; i++) {
+    uint8_t el[40];
+    size_t n = 0;
+    char name[16];
+    int nl = snprintf(name, sizeof name, "name-%zu", i);
+    uint64_t a = i == changed ? (uint64_t)-1 : i;
+    if (!reversed) {
+      el[n++] = 0x08, n += put_varint(el + n, a);
+      el[n++] = 0x12, el[n++] = (uint8_t)nl, memcpy(el + n, name, (size_t)nl), n += (size_t)nl;
+      size_t pl = put_varint(el + n + 2, i);
+      pl += put_varint(el + n + 2 + pl, i + 1);
+      el[n++] = 0x1a, el[n++] = (uint8_t)pl, n += pl;
+    } else {
+      el[n++] = 0x18, n += put_varint(el + n, i);
+      el[n++] = 0x18, n += put_varint(el + n, i + 1);
+      el[n++] = 0x12, el[n++] = (uint8_t)nl, memcpy(el + n, name, (size_t)nl), n += (size_t)nl;
+      el[n++] = 0x08, n += put_varint(el + n, a);
+    }
+    *p++ = 0x7a; /* field 15, LEN */
+    p += put_varint(p, n);
+    memcpy(p, el, n);
+    p += n;
+  }
+  *len = (size_t)(p - b);
+  return b;
+}
+
+static int collect(void *ctx, const pbd_Edit *e) {
+  pbd_Buf *b = ctx;
+  pbd_TextOptions to = {0};
+  pbd_Buf_Printf(b, "%s %s: ", pbd_EditKind_String(e->kind), e->path);
+  if (e->left.kind != kPbd_Value_None) pbd_Format_TextValue(b, &e->left, &to);
+  pbd_Buf_AppendStr(b, " -> ");
+  if (e->right.kind != kPbd_Value_None) pbd_Format_TextValue(b, &e->right, &to);
+  pbd_Buf_AppendChar(b, '\n');
+  return 0;
+}
+
+START_TEST(large_inputs_walk_as_whole_trees) {
+  const pbd_MessageDef *M = type3("sem3.M");
+  pbd_TreeOptions o = opts_default();
+  size_t cases[][2] = {{60000, 31234}, {60000, 0}, {60000, 59999}};
+  for (size_t k = 0; k < 3; k++) {
+    size_t ln, rn;
+    uint8_t *l = big_m(cases[k][0], (size_t)-1, false, &ln);
+    uint8_t *r = big_m(cases[k][0], cases[k][1], true, &rn);
+    ck_assert(ln > (1u << 20) && rn > (1u << 20)); /* past the two-thread floor */
+    pbd_Arena *a = pbd_Arena_New();
+    pbd_Status s;
+    pbd_Status_Clear(&s);
+    pbd_Message *lm = pbd_Tree_Parse(M, l, 0, ln, &o, a, &s);
+    pbd_Message *rm = pbd_Tree_Parse(M, r, 0, rn, &o, a, &s);
+    ck_assert(lm && rm);
+    pbd_Buf whole = {0}, piped = {0};
+    pbd_Buf_AppendStr(&whole, "");
+    pbd_Buf_AppendStr(&piped, "");
+    ck_assert_int_eq(pbd_Diff_Run(lm, rm, NULL, collect, &whole, NULL, &s), 0);
+    pbd_CompareOptions co = pbd_CompareOptions_Default();
+    co.type = M;
+    co.pool = o.pool;
+    co.parallel = true;
+    co.hash_seed = o.hash_seed;
+    ck_assert_int_eq(pbd_Compare(l, ln, r, rn, &co, collect, &piped, NULL, &s), 1);
+    ck_assert_str_eq(piped.data, whole.data);
+    ck_assert_ptr_nonnull(strstr(whole.data, "changed rm["));
+    pbd_Buf_Free(&whole);
+    pbd_Buf_Free(&piped);
+    pbd_Arena_Free(a);
+    free(l);
+    free(r);
+  }
+}
+END_TEST
+
 /* Hash seeds: the same content hashes equal under one seed, and the seed
  * changes the hash (so crafted collisions do not carry across runs). */
 START_TEST(hash_seeded) {
@@ -672,6 +764,7 @@ static Suite *suite(void) {
   tcase_add_test(t, errors_depth);
   tcase_add_test(t, errors_every_prefix);
   tcase_add_test(t, hash_seeded);
+  tcase_add_test(t, large_inputs_walk_as_whole_trees);
   suite_add_tcase(s, t);
   return s;
 }
