@@ -15,7 +15,8 @@ PKG_CFLAGS := $(shell pkg-config --cflags libxxhash check 2>/dev/null)
 CHECK_LIBS := $(shell pkg-config --libs check 2>/dev/null)
 LDLIBS_BASE = -lxxhash -lz -lpthread -lm $(SAN)
 
-LIB_SRC  := $(sort $(wildcard lib/*.c))
+LIB_SRC  := $(sort $(wildcard lib/*.c lib/*/*.c))
+LIB_HDR  := $(wildcard lib/*.h lib/*/*.h)
 CLI_SRC  := $(sort $(wildcard cli/*.c))
 TEST_SRC := $(sort $(wildcard tests/check_*.c))
 LIB_OBJ  := $(LIB_SRC:%.c=$(BUILD)/%.o)
@@ -31,7 +32,7 @@ all: $(BUILD)/libpbdiff.a $(BUILD)/pbdiff
 deps:
 	@scripts/deps.sh
 
-$(BUILD)/%.o: %.c $(wildcard lib/*.h cli/*.h tests/*.h)
+$(BUILD)/%.o: %.c $(LIB_HDR) $(wildcard cli/*.h tests/*.h)
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS_BASE) $(PKG_CFLAGS) $(CFLAGS) -c $< -o $@
 
@@ -42,13 +43,13 @@ $(BUILD)/libpbdiff.a: $(LIB_OBJ)
 $(BUILD)/pbdiff: $(CLI_OBJ) $(BUILD)/libpbdiff.a
 	$(CC) $(CFLAGS_BASE) $(CFLAGS) -o $@ $(CLI_OBJ) $(BUILD)/libpbdiff.a $(LDLIBS_BASE)
 
-$(TEST_UTIL_OBJ): $(BUILD)/tests/%.o: tests/%.c $(wildcard tests/*.h lib/*.h cli/*.h)
+$(TEST_UTIL_OBJ): $(BUILD)/tests/%.o: tests/%.c $(LIB_HDR) $(wildcard tests/*.h cli/*.h)
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS_BASE) -Icli $(PKG_CFLAGS) $(CFLAGS) -c $< -o $@
 
 # Tests link the library and the CLI's modules (but not its main).
 TEST_CLI_OBJ := $(filter-out $(BUILD)/cli/main.o,$(CLI_OBJ))
-$(BUILD)/tests/check_%: tests/check_%.c $(TEST_UTIL_OBJ) $(TEST_CLI_OBJ) $(BUILD)/libpbdiff.a $(wildcard tests/*.h lib/*.h cli/*.h)
+$(BUILD)/tests/check_%: tests/check_%.c $(TEST_UTIL_OBJ) $(TEST_CLI_OBJ) $(BUILD)/libpbdiff.a $(LIB_HDR) $(wildcard tests/*.h cli/*.h)
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS_BASE) -Icli $(PKG_CFLAGS) $(CFLAGS) -o $@ $< $(TEST_UTIL_OBJ) $(TEST_CLI_OBJ) $(BUILD)/libpbdiff.a \
 	  $(CHECK_LIBS) $(LDLIBS_BASE)
@@ -83,15 +84,15 @@ FUZZ_SECONDS ?= 60
 build-fuzz/fuzz.desc: testdata/proto/sem3.proto testdata/proto/sem2.proto
 	@mkdir -p build-fuzz
 	protoc --include_imports -Itestdata/proto -I/usr/include -o$@ sem3.proto sem2.proto onnx/onnx.proto
-build-fuzz/fuzz_compare: fuzz/fuzz_compare.c $(LIB_SRC) $(wildcard lib/*.h)
+build-fuzz/fuzz_compare: fuzz/fuzz_compare.c $(LIB_SRC) $(LIB_HDR)
 	@mkdir -p build-fuzz
 	clang -std=c11 -g -O1 -Ilib -D_POSIX_C_SOURCE=200809L -D_DEFAULT_SOURCE \
 	  -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all -o $@ fuzz/fuzz_compare.c $(LIB_SRC) -lxxhash -lm
-build-fuzz/fuzz_jsonpb: fuzz/fuzz_jsonpb.c $(LIB_SRC) $(wildcard lib/*.h)
+build-fuzz/fuzz_jsonpb: fuzz/fuzz_jsonpb.c $(LIB_SRC) $(LIB_HDR)
 	@mkdir -p build-fuzz
 	clang -std=c11 -g -O1 -Ilib -D_POSIX_C_SOURCE=200809L -D_DEFAULT_SOURCE \
 	  -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all -o $@ fuzz/fuzz_jsonpb.c $(LIB_SRC) -lxxhash -lm
-build-fuzz/fuzz_canon: fuzz/fuzz_canon.c $(LIB_SRC) $(wildcard lib/*.h)
+build-fuzz/fuzz_canon: fuzz/fuzz_canon.c $(LIB_SRC) $(LIB_HDR)
 	@mkdir -p build-fuzz
 	clang -std=c11 -g -O1 -Ilib -D_POSIX_C_SOURCE=200809L -D_DEFAULT_SOURCE \
 	  -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all -o $@ fuzz/fuzz_canon.c $(LIB_SRC) -lxxhash -lm

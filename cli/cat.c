@@ -4,7 +4,7 @@
  * bytes, so a line diff of two canonical forms shows only semantic changes.
  *
  * The form is protobuf text format, multiline, two spaces per level, one
- * value per line, read off the canonical tree (lib/tree.h), which already
+ * value per line, read off the canonical tree (lib/tree/tree.h), which already
  * has the fields in number order, parts merged, last values won, map entries
  * sorted by key and deduplicated, and defaults normalised:
  *
@@ -35,7 +35,7 @@
 #include <string.h>
 
 #include "cli.h"
-#include "format.h"
+#include "format/format.h"
 
 typedef struct {
   pbd_Buf buf;

@@ -11,10 +11,10 @@
 #include <stdbool.h>
 #include <stdio.h>
 
-#include "diff.h"
+#include "diff/diff.h"
 #include "report.h"
-#include "schema.h"
-#include "tree.h"
+#include "schema/schema.h"
+#include "tree/tree.h"
 
 enum { kExitEqual = 0, kExitDifferent = 1, kExitTrouble = 2 };
 

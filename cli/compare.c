@@ -13,10 +13,10 @@
 
 #include "cli.h"
 #include "pbdiff.h"
-#include "explain.h"
-#include "input.h"
-#include "jsonpb.h"
-#include "wire.h"
+#include "explain/explain.h"
+#include "inputs/input.h"
+#include "inputs/jsonpb.h"
+#include "wire/wire.h"
 
 /* ---- Schema cache ---------------------------------------------------------- */
 
@@ -588,7 +588,7 @@ static int stop_at_first(void *ctx, const pbd_Edit *e) {
 }
 
 /* --explain: for each pair of messages equal in meaning whose bytes differ,
- * the encoding choices that differ (lib/explain.h), as text lines and as
+ * the encoding choices that differ (lib/explain/explain.h), as text lines and as
  * the JSON value of the report's "encoding" key. */
 static bool explain(const pbd_CliInput *l, const pbd_CliInput *r, const pbd_CliSchema *ls,
                     const pbd_CliSchema *rs, const pbd_CliOptions *o, pbd_Buf *text, pbd_Buf *json,

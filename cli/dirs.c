@@ -38,7 +38,7 @@
 #include <unistd.h>
 
 #include "cli.h"
-#include "format.h"
+#include "format/format.h"
 
 /* ---- walking a tree --------------------------------------------------------- */
 

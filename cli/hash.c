@@ -4,7 +4,7 @@
  *   pbh1:<32 lowercase hex digits>  FILE
  *   pbh1:<32 lowercase hex digits>  FILE[N]        (--delimited, N from 0)
  *
- * The digits are the root message's canonical hash (lib/canon.c) taken with
+ * The digits are the root message's canonical hash (lib/canon/canon.c) taken with
  * hash seed 0, the 128-bit value written high half first, big-endian (as
  * xxHash's canonical form).  Equal fingerprints mean equal meaning under the
  * same schema, type and options; docs/hash.md specifies the scheme, so that

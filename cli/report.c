@@ -8,7 +8,7 @@
 #include <unistd.h>
 #include <xxhash.h>
 
-#include "format.h"
+#include "format/format.h"
 
 /* Strings and bytes longer than this are cut in text reports. */
 enum { kPbd_Report_MaxBytes = 64 };

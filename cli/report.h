@@ -1,5 +1,5 @@
 /* pbdiff CLI — reporters: turn edits into text or JSON on an output stream.
- * They know the tree's values (lib/format.h), never the wire format.
+ * They know the tree's values (lib/format/format.h), never the wire format.
  *
  * Text report (the default), one line per difference, grouped by message:
  *
@@ -84,8 +84,8 @@
 #include <stddef.h>
 #include <stdio.h>
 
-#include "base.h"
-#include "diff.h"
+#include "core/base.h"
+#include "diff/diff.h"
 
 typedef enum { kPbd_Report_Text, kPbd_Report_Json, kPbd_Report_Junit } pbd_ReportFormat;
 

@@ -1,5 +1,5 @@
-/* libFuzzer harness: the canonical hash pass (lib/canon.h) against the tree
- * builder (lib/tree.h) on hostile bytes.
+/* libFuzzer harness: the canonical hash pass (lib/canon/canon.h) against the tree
+ * builder (lib/tree/tree.h) on hostile bytes.
  *
  * The first byte picks a message type (schemaless, sem3.M, sem2.M,
  * onnx.ModelProto, sem3.Inner, sem2.WithMap, onnx.TypeProto, sem3.Rec) and
@@ -20,7 +20,7 @@
  *     field as one;
  *   - every message the cache remembers for an element of a repeated field
  *     of the root has the tree's hash.
- * One leniency, as lib/canon.h documents: with several errors in the input
+ * One leniency, as lib/canon/canon.h documents: with several errors in the input
  * the hash pass, which reads a singular message when its parent ends, may
  * report one that lies after the part of that message holding the tree
  * builder's error (tests/canon_harness.c explains it).  Any other difference
@@ -29,13 +29,13 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "arena.h"
-#include "canon.h"
-#include "input.h"
-#include "schema.h"
+#include "core/arena.h"
+#include "canon/canon.h"
+#include "inputs/input.h"
+#include "schema/schema.h"
 #include "fuzz_pool.h"
-#include "tree.h"
-#include "wire.h"
+#include "tree/tree.h"
+#include "wire/wire.h"
 
 static pbd_DefPool *pool;
 static const pbd_MessageDef *types[8];

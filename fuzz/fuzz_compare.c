@@ -11,15 +11,15 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "canon.h"
-#include "diff.h"
-#include "explain.h"
-#include "format.h"
-#include "input.h"
+#include "canon/canon.h"
+#include "diff/diff.h"
+#include "explain/explain.h"
+#include "format/format.h"
+#include "inputs/input.h"
 #include "pbdiff.h"
-#include "schema.h"
+#include "schema/schema.h"
 #include "fuzz_pool.h"
-#include "tree.h"
+#include "tree/tree.h"
 
 static pbd_DefPool *pool;
 static const pbd_MessageDef *types[4];

@@ -6,11 +6,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "input.h"
-#include "jsonpb.h"
-#include "schema.h"
+#include "inputs/input.h"
+#include "inputs/jsonpb.h"
+#include "schema/schema.h"
 #include "fuzz_pool.h"
-#include "tree.h"
+#include "tree/tree.h"
 
 static pbd_DefPool *pool;
 static const pbd_MessageDef *types[3];

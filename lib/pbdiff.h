@@ -22,13 +22,13 @@
 #ifndef PBD_PBDIFF_H_
 #define PBD_PBDIFF_H_
 
-#include "base.h"
-#include "canon.h"
-#include "diff.h"
-#include "format.h"
-#include "schema.h"
-#include "status.h"
-#include "tree.h"
+#include "core/base.h"
+#include "canon/canon.h"
+#include "diff/diff.h"
+#include "format/format.h"
+#include "schema/schema.h"
+#include "core/status.h"
+#include "tree/tree.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -88,9 +88,9 @@ int pbd_Compare(const uint8_t *left, size_t left_size, const uint8_t *right, siz
                 pbd_CompareResult *result, pbd_Status *s);
 
 /* The pipeline behind pbd_Compare, for one message or two streams: both
- * inputs are hashed without a tree (lib/canon.h; on two threads with
+ * inputs are hashed without a tree (lib/canon/canon.h; on two threads with
  * o->parallel); equal root hashes are the answer; otherwise the two are
- * walked as shallow trees (lib/tree.h), each level read only where hashes
+ * walked as shallow trees (lib/tree/tree.h), each level read only where hashes
  * differ.  Errors name the stream message (`[3]`) in the status path.
  * Returns as pbd_Compare. */
 int pbd_Compare_Inputs(const pbd_CompareInput *left, const pbd_CompareInput *right,

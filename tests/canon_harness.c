@@ -9,7 +9,7 @@
  *   - both succeed and the hashes are equal, or
  *   - both fail with the same status: code, message, offset and path.
  *
- * One leniency, from lib/canon.h: when an input holds several errors, the
+ * One leniency, from lib/canon/canon.h: when an input holds several errors, the
  * canonical pass may report another one than the tree builder's first,
  * because it reads a singular message (which later parts may merge into)
  * when its parent ends.  So when the tree builder's error lies in a singular
@@ -32,7 +32,7 @@
 
 #include "canon_harness.h"
 #include "testutil.h"
-#include "wire.h"
+#include "wire/wire.h"
 
 #if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_UNDEFINED__)
 #define CANON_SANITIZED 1

@@ -1,5 +1,5 @@
 /* pbdiff tests — the machinery shared by the differential suites of the
- * canonical hash pass (lib/canon.h) against the tree builder (lib/tree.h):
+ * canonical hash pass (lib/canon/canon.h) against the tree builder (lib/tree/tree.h):
  * check_canon.c, check_canon_cache.c and check_canon_random.c.
  *
  * canon_harness.c: schemas, option sets and seeds, running the tree builder
@@ -20,12 +20,12 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "arena.h"
-#include "base.h"
-#include "canon.h"
-#include "schema.h"
-#include "status.h"
-#include "tree.h"
+#include "core/arena.h"
+#include "core/base.h"
+#include "canon/canon.h"
+#include "schema/schema.h"
+#include "core/status.h"
+#include "tree/tree.h"
 
 /* ---- Schemas, options, seeds ---------------------------------------------- */
 

@@ -284,7 +284,7 @@ static const Row kRows[] = {
     {"sem2.WithMap", "0a 06 08 01 10 07 18 01"},
     /* found by random_differential: a packed closed enum with a value the
      * schema does not know, read when the message's field slots are full:
-     * the values after it were lost (lib/canon.c add_packed keeps a Slot
+     * the values after it were lost (lib/canon/canon.c add_packed keeps a Slot
      * pointer across add_scalar, which may grow the slots array).  With 4
      * slots at first (5e5f514) the 4th field; with 16 (3c02681) the 16th:
      * 14 unknown fields, then rk packed [8 (unknown), 0]. */

@@ -1,4 +1,4 @@
-/* Sequence alignment (lib/align.c): the matched pairs are valid, optimal on
+/* Sequence alignment (lib/diff/align.c): the matched pairs are valid, optimal on
  * small inputs (checked against a dynamic-programming LCS), and near linear
  * on long lists with few edits. */
 #include <check.h>
@@ -6,7 +6,7 @@
 #include <string.h>
 #include <time.h>
 
-#include "align.h"
+#include "diff/align.h"
 
 static pbd_Hash128 h(uint64_t v) { return (pbd_Hash128){v * 0x9E3779B97F4A7C15ull + 1, v}; }
 

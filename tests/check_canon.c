@@ -1,5 +1,5 @@
-/* pbdiff tests — the canonical hash pass (lib/canon.h) against the tree
- * builder (lib/tree.h) on written inputs: pbd_Canon_Hash and
+/* pbdiff tests — the canonical hash pass (lib/canon/canon.h) against the tree
+ * builder (lib/tree/tree.h) on written inputs: pbd_Canon_Hash and
  * pbd_Canon_Validate must do what pbd_Tree_Parse does (the same root hash,
  * or the same error), under every option set and seed; so must
  * pbd_Canon_HashParts (one part, split at every field boundary, at a

@@ -1,5 +1,5 @@
-/* pbdiff tests — the pbd_HashCache a canonical hash pass fills (lib/canon.h),
- * against the tree builder (lib/tree.h): every message it remembers has the
+/* pbdiff tests — the pbd_HashCache a canonical hash pass fills (lib/canon/canon.h),
+ * against the tree builder (lib/tree/tree.h): every message it remembers has the
  * tree's hash and emptiness, whatever the budget; with a big enough budget
  * every big message is found, in any lookup order; later walks (HashParts,
  * a kept pbd_Hasher, TryHashUnknown) with the cache give the tree's hashes.
@@ -17,7 +17,7 @@
 
 #include "canon_harness.h"
 #include "testutil.h"
-#include "wire.h"
+#include "wire/wire.h"
 
 /* sem3.Inner of about `size` bytes: a, s (filler), r, and a child holding a
  * string of `child` bytes (none when 0). */

@@ -1,5 +1,5 @@
-/* pbdiff tests — the canonical hash pass (lib/canon.h) against the tree
- * builder (lib/tree.h) on generated inputs: for each of a few types (and
+/* pbdiff tests — the canonical hash pass (lib/canon/canon.h) against the tree
+ * builder (lib/tree/tree.h) on generated inputs: for each of a few types (and
  * schemaless), 20 000 inputs made from the schema (fields of the right and
  * the wrong wire types, packed runs, Any, groups, unknown fields, deep
  * nesting, non-minimal varints, bad UTF-8), now and then mutated, or random
@@ -14,7 +14,7 @@
 #include <string.h>
 
 #include "canon_harness.h"
-#include "wire.h"
+#include "wire/wire.h"
 
 typedef struct {
   uint64_t s;

@@ -701,7 +701,7 @@ END_TEST
 /* PINNED fingerprints of the pbh1 scheme (docs/hash.md), computed once with
  * this implementation and written down here.  They must never change: a
  * fingerprint stored today has to compare equal next year.  If this test
- * fails, the canonical tree or the hash record in lib/tree.c changed — undo
+ * fails, the canonical tree or the hash record in lib/tree/tree.c changed — undo
  * that, or introduce a new scheme (pbh2: PBDIFF_HASH_SCHEME, docs/hash.md)
  * with new pinned values here, and keep pbh1's meaning. */
 START_TEST(hash_pinned) {

@@ -1,4 +1,4 @@
-/* pbd_Explain (lib/explain.h): for every kind, hand-written pairs that are
+/* pbd_Explain (lib/explain/explain.h): for every kind, hand-written pairs that are
  * semantically equal (the trees' root hashes agree) but differ in exactly
  * that encoding choice, checked through the text formatter (kinds, counts
  * and first offsets on both sides) and mirrored (RIGHT vs LEFT swaps the
@@ -12,9 +12,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "explain.h"
+#include "explain/explain.h"
 #include "testutil.h"
-#include "tree.h"
+#include "tree/tree.h"
 
 static pbd_DefPool *pool3, *pool2, *pool_onnx;
 

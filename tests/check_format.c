@@ -1,4 +1,4 @@
-/* pbdiff tests — lib/format.c (text format and JSON writers) and the CLI
+/* pbdiff tests — lib/format/format.c (text format and JSON writers) and the CLI
  * reporters (cli/report.c).  Values, messages and defs are built by hand. */
 #include <check.h>
 #include <math.h>
@@ -7,7 +7,7 @@
 #include <string.h>
 #include <xxhash.h>
 
-#include "format.h"
+#include "format/format.h"
 #include "testutil.h"
 
 #include "report.h" /* linked from build/cli/report.o (see Makefile) */

@@ -1,4 +1,4 @@
-/* Protobuf JSON input (lib/jsonpb.c).
+/* Protobuf JSON input (lib/inputs/jsonpb.c).
  *
  * Round trips: every JSON file under testdata/jsonpb is converted with
  * pbd_JsonPb_ToBinary and its tree compared (root hashes, same seed) with the
@@ -14,10 +14,10 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "format.h"
-#include "jsonpb.h"
+#include "format/format.h"
+#include "inputs/jsonpb.h"
 #include "testutil.h"
-#include "tree.h"
+#include "tree/tree.h"
 
 static pbd_DefPool *pool;
 

@@ -9,9 +9,9 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "diff.h"
+#include "diff/diff.h"
 #include "testutil.h"
-#include "tree.h"
+#include "tree/tree.h"
 
 static pbd_DefPool *pool;
 

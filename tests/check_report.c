@@ -1,5 +1,5 @@
 /* pbdiff tests — the reporters (cli/report.c) and the well-known types of
- * lib/format.c: the text report exactly (grouping headers, every kind of
+ * lib/format/format.c: the text report exactly (grouping headers, every kind of
  * edit, colour on and off, --max-diffs, --stat, input names, cut values),
  * the JSON report checked against docs/json-format.md by a strict JSON
  * parser written here, the colour decision, and Timestamp / Duration /
@@ -13,12 +13,12 @@
 #include <unistd.h>
 #include <xxhash.h>
 
-#include "arena.h"
-#include "diff.h"
-#include "format.h"
+#include "core/arena.h"
+#include "diff/diff.h"
+#include "format/format.h"
 #include "report.h" /* linked from build/cli/report.o (see Makefile) */
 #include "testutil.h"
-#include "tree.h"
+#include "tree/tree.h"
 
 /* ---- a strict JSON parser (RFC 8259) ---------------------------------------- */
 

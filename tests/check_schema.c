@@ -1,4 +1,4 @@
-/* Tests of the descriptor loader (lib/schema.c): every def field on
+/* Tests of the descriptor loader (lib/schema/schema.c): every def field on
  * protoc-compiled schemas (testdata/schema/), the real ONNX and well-known
  * type schemas, hand-made descriptor bytes for the errors, and protoc runs. */
 #include <check.h>
@@ -9,10 +9,10 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "base.h"
-#include "schema.h"
+#include "core/base.h"
+#include "schema/schema.h"
 #include "testutil.h"
-#include "wire.h"
+#include "wire/wire.h"
 
 /* ------------------------------------------------------------------------ */
 /* Helpers. */

@@ -7,12 +7,12 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "diff.h"
-#include "format.h"
+#include "diff/diff.h"
+#include "format/format.h"
 #include "testutil.h"
-#include "canon.h"
+#include "canon/canon.h"
 #include "pbdiff.h"
-#include "tree.h"
+#include "tree/tree.h"
 
 static pbd_DefPool *pool3, *pool2, *pool_onnx;
 

@@ -1,8 +1,8 @@
 #include "testutil.h"
-#include "canon.h"
+#include "canon/canon.h"
 #include "pbdiff.h"
 
-#include "format.h"
+#include "format/format.h"
 #include "report.h"
 
 #include <check.h>

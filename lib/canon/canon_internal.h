@@ -1,0 +1,159 @@
+/* pbdiff — rules shared by the two readers of the wire that must agree bit
+ * for bit: the hash pass (canon.c) and the tree builder (tree.c).  Internal
+ * to lib/. */
+#ifndef PBD_CANON_INTERNAL_H_
+#define PBD_CANON_INTERNAL_H_
+
+#include <math.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <string.h>
+
+#include "canon/canon.h"
+#include "schema/schema.h"
+#include "canon/values.h"
+#include "wire/wire.h"
+
+/* Values up to these sizes enter a record inline, longer ones as a digest
+ * (docs/hash.md). */
+enum { kPbd_InlineBytes = 64, kPbd_InlineScalars = 64 };
+
+/* pbd_FieldType_WireType as a table: it is asked for every field read. */
+static const uint8_t kPbd_WireTypeOf[19] = {
+    [kPbd_Type_Double] = kPbd_WireType_Fixed64,   [kPbd_Type_Float] = kPbd_WireType_Fixed32,
+    [kPbd_Type_Int64] = kPbd_WireType_Varint,     [kPbd_Type_UInt64] = kPbd_WireType_Varint,
+    [kPbd_Type_Int32] = kPbd_WireType_Varint,     [kPbd_Type_Fixed64] = kPbd_WireType_Fixed64,
+    [kPbd_Type_Fixed32] = kPbd_WireType_Fixed32,  [kPbd_Type_Bool] = kPbd_WireType_Varint,
+    [kPbd_Type_String] = kPbd_WireType_Delimited, [kPbd_Type_Group] = kPbd_WireType_StartGroup,
+    [kPbd_Type_Message] = kPbd_WireType_Delimited, [kPbd_Type_Bytes] = kPbd_WireType_Delimited,
+    [kPbd_Type_UInt32] = kPbd_WireType_Varint,    [kPbd_Type_Enum] = kPbd_WireType_Varint,
+    [kPbd_Type_SFixed32] = kPbd_WireType_Fixed32, [kPbd_Type_SFixed64] = kPbd_WireType_Fixed64,
+    [kPbd_Type_SInt32] = kPbd_WireType_Varint,    [kPbd_Type_SInt64] = kPbd_WireType_Varint,
+};
+
+static inline int pbd_WireTypeOf(pbd_FieldType t) {
+  return (unsigned)t < 19 ? kPbd_WireTypeOf[t] : -1;
+}
+
+static inline pbd_ValueKind pbd_ValueKindOf(pbd_FieldType t) {
+  switch (t) {
+    case kPbd_Type_Int32: case kPbd_Type_Int64: case kPbd_Type_SInt32:
+    case kPbd_Type_SInt64: case kPbd_Type_SFixed32: case kPbd_Type_SFixed64:
+      return kPbd_Value_Int;
+    case kPbd_Type_UInt32: case kPbd_Type_UInt64: case kPbd_Type_Fixed32:
+    case kPbd_Type_Fixed64:
+      return kPbd_Value_UInt;
+    case kPbd_Type_Bool: return kPbd_Value_Bool;
+    case kPbd_Type_Enum: return kPbd_Value_Enum;
+    case kPbd_Type_Float: return kPbd_Value_Float;
+    case kPbd_Type_Double: return kPbd_Value_Double;
+    case kPbd_Type_String: return kPbd_Value_String;
+    case kPbd_Type_Bytes: return kPbd_Value_Bytes;
+    case kPbd_Type_Message: case kPbd_Type_Group: return kPbd_Value_Message;
+  }
+  return kPbd_Value_None;
+}
+
+static inline bool pbd_ValueKind_IsScalar(pbd_ValueKind k) {
+  return k >= kPbd_Value_Int && k <= kPbd_Value_Double;
+}
+static inline bool pbd_ValueKind_IsStr(pbd_ValueKind k) {
+  return k == kPbd_Value_String || k == kPbd_Value_Bytes;
+}
+
+/* Returns the offset of the first invalid byte, or n when s is valid UTF-8. */
+static inline size_t pbd_Utf8_InvalidAt(const uint8_t *s, size_t n) {
+  size_t i = 0;
+  while (i < n) {
+    if (n - i >= 8) { /* ASCII fast path */
+      uint64_t w;
+      memcpy(&w, s + i, 8);
+      if (!(w & 0x8080808080808080ull)) {
+        i += 8;
+        continue;
+      }
+    }
+    size_t len = pbd_Utf8_SequenceLength(s + i, n - i);
+    if (!len) return i;
+    i += len;
+  }
+  return n;
+}
+
+/* A closed enum value the schema does not know goes to unknown fields, as
+ * protobuf readers do (rule 9). */
+static inline bool pbd_EnumValueUnknown(const pbd_FieldDef *fd, uint64_t raw) {
+  if (fd->type != kPbd_Type_Enum || !fd->enum_type || !fd->enum_type->is_closed) return false;
+  const pbd_EnumDef *e = fd->enum_type;
+  int32_t v = (int32_t)(uint32_t)raw;
+  /* most enums number their values 0..n-1: then a range check decides */
+  if (e->by_number[0]->number == 0 && e->by_number[e->value_count - 1]->number ==
+                                          (int32_t)e->value_count - 1)
+    return v < 0 || v >= (int32_t)e->value_count;
+  return !pbd_EnumDef_FindValueByNumber(e, v);
+}
+
+/* Canonical bits of a float for hashing (unless --float-bits): -0 as +0 and
+ * every NaN as one NaN, so values equal under rule 10 hash equal. */
+static inline uint64_t pbd_HashBits(bool float_bits, pbd_ValueKind k, uint64_t u) {
+  if (float_bits) return u;
+  if (k == kPbd_Value_Float) {
+    float x;
+    uint32_t b = (uint32_t)u;
+    memcpy(&x, &b, 4);
+    if (isnan(x)) return 0x7fc00000u;
+    if (x == 0) return 0;
+    return b;
+  }
+  if (k == kPbd_Value_Double) {
+    double x;
+    memcpy(&x, &u, 8);
+    if (isnan(x)) return 0x7ff8000000000000ull;
+    if (x == 0) return 0;
+  }
+  return u;
+}
+
+/* The record is little-endian on every machine (docs/hash.md), so that
+ * fingerprints do not depend on the host. */
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
+static inline uint64_t pbd_ToLe64(uint64_t v) { return __builtin_bswap64(v); }
+#else
+static inline uint64_t pbd_ToLe64(uint64_t v) { return v; }
+#endif
+
+/* The Any type URL's message name (after the last '/') looked up in the
+ * pool; NULL when it names none. */
+static inline const pbd_MessageDef *pbd_AnyPayloadType(const pbd_DefPool *pool, pbd_StrView u) {
+  const char *name = u.data + u.size;
+  while (name > u.data && name[-1] != '/') name--;
+  size_t nlen = u.size - (size_t)(name - u.data);
+  char buf[512];
+  if (!pool || nlen == 0 || nlen >= sizeof buf) return NULL;
+  memcpy(buf, name, nlen);
+  buf[nlen] = '\0';
+  return pbd_DefPool_FindMessageByName(pool, buf);
+}
+
+/* Rule 4 (packed.c): the number of values of a packed run of fd, and the
+ * width of each (0: varints); -1 with the status set when the run is
+ * malformed.  Offsets in errors count from base. */
+int64_t pbd_Packed_Count(const pbd_FieldDef *fd, const pbd_WireField *f, const uint8_t *base,
+                         size_t *width, pbd_Status *s);
+/* The next value of a packed run, read at p (p < end): where the run goes
+ * on, or NULL with the status set. */
+const uint8_t *pbd_Packed_Next(const pbd_FieldDef *fd, size_t width, const uint8_t *p,
+                               const uint8_t *end, const uint8_t *base, uint64_t *raw,
+                               pbd_Status *s);
+
+/* True when buf reads as a message of `type` without any error, as certain
+ * as the hash pass (canon_check.c); false when an error is possible. */
+bool pbd_Canon_QuickCheck(const pbd_MessageDef *type, const uint8_t *p, const uint8_t *end,
+                          const pbd_TreeOptions *o);
+
+/* Remembers a message's hash (hashcache.c); a no-op when c is NULL or the
+ * message is below the cache's size floor. */
+void pbd_HashCache_Add(pbd_HashCache *c, const uint8_t *data, size_t size, int depth,
+                       pbd_Hash128 hash, bool empty);
+
+#endif

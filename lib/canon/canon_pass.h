@@ -1,0 +1,163 @@
+/* pbdiff — the hash pass's working state, shared by its three files:
+ * canon.c reads fields into slots, canon_record.c writes a finished
+ * message's pbh1 record and hashes it, canon_api.c holds the entry points
+ * of canon.h.  Internal to lib/. */
+#ifndef PBD_CANON_PASS_H_
+#define PBD_CANON_PASS_H_
+
+#include <stdlib.h>
+#include <string.h>
+
+#define XXH_INLINE_ALL
+#include <xxhash.h>
+
+#include "core/arena.h"
+#include "canon/canon.h"
+#include "canon/canon_internal.h"
+#include "wire/wire.h"
+
+/* A growing byte array in scratch memory. */
+typedef struct {
+  uint8_t *p;
+  size_t n, cap;
+  bool heap;      /* grown past kHeapBytes: malloc'd, freed with its message */
+} Bytes;
+
+/* A slot's values this big grow with realloc, and a record this big is
+ * hashed in pieces, rather than copied within scratch memory: the level of
+ * a message with a million elements then holds their hashes once, not
+ * three times. */
+enum { kHeapBytes = 64 << 10 };
+
+typedef struct {
+  pbd_Value key;
+  pbd_Hash128 hash;
+} Entry;
+
+enum { kChunkScalars = 256 };
+
+/* One present field of the message being read.  What it holds depends on
+ * the field: the union's member is chosen by `shape`. */
+typedef enum {
+  kShape_Scalar,    /* singular scalar: scalar */
+  kShape_Str,       /* singular string or bytes: str */
+  kShape_Message,   /* singular message or group: parts, then child */
+  kShape_Scalars,   /* repeated scalars: vals, digest */
+  kShape_Record,    /* repeated strings or messages, unknown values: rec */
+  kShape_Map,       /* map entries: entries */
+} Shape;
+
+typedef struct {
+  uint32_t number;
+  uint32_t count;          /* values (singular: 0 or 1) */
+  const pbd_FieldDef *fd;  /* NULL: the unknown fields of this number */
+  uint8_t shape;           /* Shape */
+  uint8_t kind;            /* pbd_ValueKind of a known field */
+  bool has_varint;         /* unknown values: one of them is a varint */
+  bool child_empty;        /* singular message, when finished */
+  union {
+    uint64_t scalar;
+    pbd_StrView str;
+    struct {
+      pbd_Part *parts;
+      uint32_t nparts, capparts;
+      pbd_Hash128 child;
+    };
+    Bytes rec;
+    struct {
+      uint64_t *vals;      /* canonical slots not yet digested */
+      XXH3_state_t *digest;/* past kPbd_InlineScalars values */
+      uint32_t nvals;
+    };
+    struct {
+      Entry *entries;      /* map entries as they came */
+      uint32_t nentries, capentries;
+    };
+  };
+} Slot;
+
+/* The slots of the messages at one nesting level, kept from one message to
+ * the next (most messages at a level are of one type). */
+typedef struct {
+  Slot *slots;
+  uint32_t capslots;
+  uint32_t *slot_of;       /* field index -> slot index + 1; zero between messages */
+  uint32_t cap_slot_of;
+} Frame;
+
+typedef struct {
+  const pbd_MessageDef *def;
+  int depth;
+  Frame *frame;
+  uint32_t *slot_of;       /* known fields: def->field_count, index + 1 into slots */
+  Slot *slots;
+  uint32_t nslots;
+  uint32_t last_unknown;   /* index + 1 of the last unknown slot used */
+  uint32_t *unk_table;     /* number -> index + 1, when many unknown numbers */
+  uint32_t unk_mask;
+} Msg;
+
+typedef struct {
+  pbd_Hash128 hash;
+  bool empty;
+  bool entry_unknown_enum; /* a map entry whose value is an unknown closed enum */
+  pbd_Value key;           /* a map entry's key */
+} Result;
+
+typedef struct {
+  const uint8_t *buf;
+  const pbd_TreeOptions *o;
+  pbd_Arena *scratch;
+  pbd_Status *s;
+  int max_depth;
+  const pbd_MessageDef *any;
+  pbd_HashCache *record;         /* remembers large messages, or NULL */
+  const pbd_HashCache *lookup;   /* already known hashes (input validated), or NULL */
+  bool validate;                 /* only check the input (identical inputs) */
+  Frame **frames;                /* by depth - base_depth */
+  int nframes, base_depth;
+} Ctx;
+
+static inline size_t off(const Ctx *c, const uint8_t *p) { return (size_t)(p - c->buf); }
+
+static inline bool oom(Ctx *c) {
+  pbd_Status_SetError(c->s, kPbd_Status_OutOfMemory, "out of memory");
+  return false;
+}
+
+static inline pbd_Hash128 digest(const Ctx *c, const void *d, size_t n) {
+  XXH128_hash_t h = XXH3_128bits_withSeed(d, n, c->o->hash_seed);
+  pbd_Hash128 r = {h.low64, h.high64};
+  return r;
+}
+
+static inline uint8_t *put_u64(uint8_t *w, uint64_t v) {
+  v = pbd_ToLe64(v);
+  memcpy(w, &v, 8);
+  return w + 8;
+}
+
+static inline uint8_t *put_hash(uint8_t *w, pbd_Hash128 h) { return put_u64(put_u64(w, h.lo), h.hi); }
+
+static inline size_t str_size(size_t n) { return 8 + (n <= kPbd_InlineBytes ? n : 16); }
+
+static inline uint8_t *put_str(const Ctx *c, uint8_t *w, const char *d, size_t n) {
+  w = put_u64(w, n);
+  if (n > kPbd_InlineBytes) return put_hash(w, digest(c, d, n));
+  memcpy(w, d, n);
+  return w + n;
+}
+
+/* Reads and hashes one message made of `nparts` parts at `depth`
+ * (canon.c). */
+bool pbd_CanonPass_HashMessage(Ctx *c, const pbd_MessageDef *def, const pbd_Part *parts,
+                               size_t nparts, int depth, Result *out);
+/* Rule 13 for a LEN field no schema describes (canon.c). */
+bool pbd_CanonPass_TryUnknown(Ctx *c, const uint8_t *data, size_t size, int depth,
+                              pbd_Hash128 *h, bool *failed);
+void pbd_CanonPass_FreeFrames(Ctx *c);
+/* The record of a message whose parts are read, and its hash
+ * (canon_record.c). */
+bool pbd_CanonPass_Finish(Ctx *c, Msg *m, Result *out);
+
+#endif

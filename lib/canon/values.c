@@ -1,0 +1,62 @@
+/* pbdiff — what values mean (values.h). */
+#include <math.h>
+#include <string.h>
+
+#include "canon/canon_internal.h"
+#include "canon/values.h"
+#include "wire/wire.h"
+
+uint64_t pbd_FieldType_DecodeScalar(pbd_FieldType t, uint64_t raw) {
+  switch (t) {
+    case kPbd_Type_Int32: case kPbd_Type_Enum: case kPbd_Type_SFixed32:
+      return (uint64_t)(int64_t)(int32_t)(uint32_t)raw;
+    case kPbd_Type_UInt32: case kPbd_Type_Fixed32: case kPbd_Type_Float:
+      return (uint32_t)raw;
+    case kPbd_Type_SInt32:
+      return (uint64_t)(int64_t)pbd_Wire_ZigZagDecode32((uint32_t)raw);
+    case kPbd_Type_SInt64:
+      return (uint64_t)pbd_Wire_ZigZagDecode64(raw);
+    case kPbd_Type_Bool:
+      return raw != 0;
+    default:
+      return raw;
+  }
+}
+
+bool pbd_Value_FloatEqual(pbd_ValueKind k, uint64_t a, uint64_t b) {
+  if (k == kPbd_Value_Float) {
+    float x, y;
+    uint32_t ax = (uint32_t)a, bx = (uint32_t)b;
+    memcpy(&x, &ax, 4);
+    memcpy(&y, &bx, 4);
+    return x == y || (isnan(x) && isnan(y));
+  }
+  double x, y;
+  memcpy(&x, &a, 8);
+  memcpy(&y, &b, 8);
+  return x == y || (isnan(x) && isnan(y));
+}
+
+int pbd_Value_CompareKeys(const pbd_Value *a, const pbd_Value *b) {
+  /* keys of two kinds (a map key retyped between schema versions) order by
+   * kind, never by reading one as the other */
+  if (a->kind != b->kind) return (a->kind > b->kind) - (a->kind < b->kind);
+  if (a->kind == kPbd_Value_String || a->kind == kPbd_Value_Bytes) {
+    size_t n = a->s.size < b->s.size ? a->s.size : b->s.size;
+    int r = n ? memcmp(a->s.data, b->s.data, n) : 0;
+    if (r) return r;
+    return (a->s.size > b->s.size) - (a->s.size < b->s.size);
+  }
+  if (a->kind == kPbd_Value_Int || a->kind == kPbd_Value_Enum) return (a->i > b->i) - (a->i < b->i);
+  return (a->u > b->u) - (a->u < b->u);
+}
+
+pbd_Value pbd_FieldDef_DefaultValue(const pbd_FieldDef *fd) {
+  pbd_Value v;
+  memset(&v, 0, sizeof v);
+  v.field = fd;
+  v.kind = pbd_ValueKindOf(fd->type);
+  if (pbd_ValueKind_IsStr(v.kind)) v.s = fd->default_value.s;
+  else if (v.kind != kPbd_Value_Message) v.u = fd->default_value.u;
+  return v;
+}

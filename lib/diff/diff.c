@@ -1,0 +1,899 @@
+/* pbdiff — side-by-side walk of two canonical trees.
+ *
+ * Both trees are canonical (fields sorted by number, map entries by key), so
+ * the walk is a merge: fields paired by number, map entries by key.  Repeated
+ * fields are aligned as sequences by element hashes (lib/diff/align.c), or matched
+ * as multisets or by key when a rule says so.  Equal subtree hashes end the
+ * descent at once: equal hashes prove equal content.  With a tolerance,
+ * ignore rules or --partial ("fuzzy" options) different hashes no longer
+ * prove a difference, so the walk goes on and decides by comparing values.
+ * Edits go to the caller's callback with the path built in one buffer. */
+#include "diff/diff.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define XXH_INLINE_ALL
+#include <xxhash.h>
+
+#include "diff/align.h"
+#include "format/format.h"
+
+typedef struct {
+  const pbd_DiffOptions *o;
+  pbd_EditFunc *fn;
+  void *ctx;
+  size_t n;
+  pbd_Buf path;
+  size_t prefix_len;              /* length of o->path_prefix in path */
+  size_t parent_len;              /* path length of the message being walked */
+  const pbd_MessageDef *parent;   /* and its type */
+  bool fuzzy;                     /* tolerance, ignores or partial in force */
+  bool oom;
+} Walk;
+
+/* Similar messages (this share of equal fields or more) in a run of removed
+ * and added elements are paired and compared field by field. */
+static const double kSimilar = 0.5;
+/* How far ahead a removed element looks for a similar added one. */
+enum { kPairWindow = 64 };
+
+const char *pbd_EditKind_String(pbd_EditKind k) {
+  switch (k) {
+    case kPbd_Edit_Added: return "added";
+    case kPbd_Edit_Removed: return "removed";
+    case kPbd_Edit_Changed: return "changed";
+    case kPbd_Edit_Presence: return "presence";
+    case kPbd_Edit_Moved: return "moved";
+  }
+  return "?";
+}
+
+static const pbd_Value kNone = {.kind = kPbd_Value_None};
+
+static int emit_at(Walk *w, pbd_EditKind kind, const pbd_Value *l, const pbd_Value *r,
+                   int64_t li, int64_t ri) {
+  pbd_Edit e = {kind, w->path.data ? w->path.data : "", w->parent_len, w->parent,
+                l ? *l : kNone, r ? *r : kNone, li, ri};
+  w->n++;
+  return w->fn(w->ctx, &e);
+}
+
+static int emit(Walk *w, pbd_EditKind kind, const pbd_Value *l, const pbd_Value *r) {
+  return emit_at(w, kind, l, r, -1, -1);
+}
+
+/* ---- Paths ---------------------------------------------------------------- */
+
+static void push_name(Walk *w, const char *name) {
+  if (w->path.len) pbd_Buf_AppendChar(&w->path, '.');
+  pbd_Buf_AppendStr(&w->path, name);
+}
+
+static void push_field(Walk *w, const pbd_Field *f) {
+  if (!f->def) {
+    if (w->path.len) pbd_Buf_AppendChar(&w->path, '.');
+    pbd_Buf_Printf(&w->path, "%u", f->number);
+  } else if (f->def->is_extension) {
+    if (w->path.len) pbd_Buf_AppendChar(&w->path, '.');
+    pbd_Buf_Printf(&w->path, "[%s]", f->def->full_name);
+  } else {
+    push_name(w, f->def->name);
+  }
+}
+
+static void push_index(Walk *w, uint32_t i) { pbd_Buf_Printf(&w->path, "[%u]", i); }
+
+static void append_key_value(pbd_Buf *path, const pbd_Value *key) {
+  switch (key->kind) {
+    case kPbd_Value_String:
+    case kPbd_Value_Bytes:
+      pbd_Format_JsonString(path, key->s.data, key->s.size);
+      break;
+    case kPbd_Value_Enum: {
+      const pbd_EnumValueDef *ev =
+          key->field && key->field->enum_type
+              ? pbd_EnumDef_FindValueByNumber(key->field->enum_type, (int32_t)key->i)
+              : NULL;
+      if (ev) pbd_Buf_AppendStr(path, ev->name);
+      else pbd_Buf_Printf(path, "%lld", (long long)key->i);
+      break;
+    }
+    case kPbd_Value_Int:
+      pbd_Buf_Printf(path, "%lld", (long long)key->i);
+      break;
+    case kPbd_Value_Bool:
+      pbd_Buf_AppendStr(path, key->u ? "true" : "false");
+      break;
+    default: {
+      pbd_TextOptions o = {.max_bytes = 32};
+      pbd_Format_TextValue(path, key, &o);
+      break;
+    }
+  }
+}
+
+void pbd_Diff_AppendKeySegment(pbd_Buf *path, const pbd_Value *key) {
+  pbd_Buf_AppendChar(path, '[');
+  if (key->kind == kPbd_Value_Enum || key->kind == kPbd_Value_Int ||
+      key->kind == kPbd_Value_String || key->kind == kPbd_Value_Bytes ||
+      key->kind == kPbd_Value_Bool) {
+    if (key->kind == kPbd_Value_Enum) pbd_Buf_Printf(path, "%lld", (long long)key->i);
+    else append_key_value(path, key);
+  } else {
+    pbd_Buf_Printf(path, "%llu", (unsigned long long)key->u);
+  }
+  pbd_Buf_AppendChar(path, ']');
+}
+
+/* ---- Ignore rules ---------------------------------------------------------- */
+
+/* Glob match of a path against a pattern: `*` as a whole segment matches
+ * one field name, `[*]` any one index or key (keys may hold dots). */
+static bool glob(const char *p, const char *s) {
+  while (*p) {
+    if (p[0] == '[' && p[1] == '*' && p[2] == ']') {
+      if (*s != '[') return false;
+      /* skip the bracket, minding quoted keys */
+      bool quoted = false;
+      s++;
+      while (*s && (quoted || *s != ']')) {
+        if (*s == '\\' && quoted && s[1]) s++;
+        else if (*s == '"') quoted = !quoted;
+        s++;
+      }
+      if (*s != ']') return false;
+      s++;
+      p += 3;
+    } else if (*p == '*') {
+      while (*s && *s != '.' && *s != '[') s++;
+      p++;
+    } else {
+      if (*p != *s) return false;
+      p++, s++;
+    }
+  }
+  return *s == '\0';
+}
+
+/* Whether the path as it stands now is ignored (a pattern matches it). */
+static bool path_ignored(const Walk *w) {
+  const char *path = w->path.data + w->prefix_len;
+  if (*path == '.') path++;
+  for (size_t i = 0; i < w->o->ignore_count; i++) {
+    const char *p = w->o->ignores[i].pattern;
+    if (p && glob(p, path)) return true;
+  }
+  return false;
+}
+
+static bool field_ignored(const Walk *w, const pbd_FieldDef *fd) {
+  if (!fd) return false;
+  for (size_t i = 0; i < w->o->ignore_count; i++)
+    if (w->o->ignores[i].field == fd) return true;
+  return false;
+}
+
+static const pbd_MatchRule *rule_for(const Walk *w, const pbd_FieldDef *fd) {
+  if (!fd) return NULL;
+  for (size_t i = 0; i < w->o->rule_count; i++)
+    if (w->o->rules[i].field == fd) return &w->o->rules[i];
+  return NULL;
+}
+
+/* ---- Values --------------------------------------------------------------- */
+
+static bool float_equal(const Walk *w, pbd_ValueKind k, uint64_t a, uint64_t b) {
+  if (w->o->float_bits || a == b) return a == b;
+  if (pbd_Value_FloatEqual(k, a, b)) return true; /* rule 10 */
+  double margin = w->o->float_margin, fraction = w->o->float_fraction;
+  if (margin <= 0 && fraction <= 0) return false;
+  double x, y;
+  if (k == kPbd_Value_Float) {
+    float fx, fy;
+    uint32_t ax = (uint32_t)a, bx = (uint32_t)b;
+    memcpy(&fx, &ax, 4);
+    memcpy(&fy, &bx, 4);
+    x = fx, y = fy;
+  } else {
+    memcpy(&x, &a, 8);
+    memcpy(&y, &b, 8);
+  }
+  if (isnan(x) || isnan(y)) return false;
+  if (isinf(x) || isinf(y)) return x == y;
+  double d = fabs(x - y), big = fabs(x) > fabs(y) ? fabs(x) : fabs(y);
+  return d <= margin || d <= fraction * big; /* as MessageDifferencer */
+}
+
+static bool is_message_kind(pbd_ValueKind k) {
+  return k == kPbd_Value_Message || k == kPbd_Value_LenMessage || k == kPbd_Value_Group;
+}
+
+static bool is_float_kind(pbd_ValueKind k) {
+  return k == kPbd_Value_Float || k == kPbd_Value_Double;
+}
+
+static bool values_equal(const Walk *w, const pbd_Value *a, const pbd_Value *b) {
+  if (a->kind != b->kind) return false;
+  switch (a->kind) {
+    case kPbd_Value_None: return true;
+    case kPbd_Value_Float:
+    case kPbd_Value_Double: return float_equal(w, a->kind, a->u, b->u);
+    case kPbd_Value_String:
+    case kPbd_Value_Bytes:
+    case kPbd_Value_Len:
+      return a->s.size == b->s.size && (a->s.size == 0 || !memcmp(a->s.data, b->s.data, a->s.size));
+    case kPbd_Value_Message:
+    case kPbd_Value_LenMessage:
+    case kPbd_Value_Group:
+      if (!a->m || !b->m) return (a->m ? pbd_Message_FieldCount(a->m) : 0) == (b->m ? pbd_Message_FieldCount(b->m) : 0);
+      return pbd_Hash128_Equal(a->m->hash, b->m->hash);
+    default: return a->u == b->u;
+  }
+}
+
+/* A 128-bit key per element for alignment and set matching: equal keys for
+ * equal values (floats as rule 10 compares them, unless --float-bits). */
+static pbd_Hash128 element_key(const Walk *w, const pbd_Value *v) {
+  pbd_Hash128 k = {0, (uint64_t)v->kind << 56};
+  if (is_message_kind(v->kind)) return v->m ? v->m->hash : k;
+  if (v->kind == kPbd_Value_String || v->kind == kPbd_Value_Bytes || v->kind == kPbd_Value_Len) {
+    XXH128_hash_t h = XXH3_128bits_withSeed(v->s.data, v->s.size, v->kind);
+    k.lo = h.low64;
+    k.hi = h.high64;
+    return k;
+  }
+  uint64_t u = v->u;
+  if (is_float_kind(v->kind) && !w->o->float_bits) {
+    double x;
+    if (v->kind == kPbd_Value_Float) {
+      float f;
+      uint32_t b = (uint32_t)u;
+      memcpy(&f, &b, 4);
+      x = f;
+    } else {
+      memcpy(&x, &u, 8);
+    }
+    if (isnan(x)) u = 1;
+    else if (x == 0) u = 0;
+  }
+  k.lo = u;
+  return k;
+}
+
+/* ---- Walk ----------------------------------------------------------------- */
+
+static int diff_message(Walk *w, const pbd_Message *l, const pbd_Message *r);
+
+/* Compares two values at the current path: messages are walked, the rest
+ * reported as changed when they differ. */
+/* Timestamp and Duration read as one value (2024-05-01T12:00:00Z, 1.5s):
+ * a change is reported whole, not as seconds and nanos apart. */
+static bool is_time_value(const pbd_Message *m) {
+  return m->def && (!strcmp(m->def->full_name, "google.protobuf.Timestamp") ||
+                    !strcmp(m->def->full_name, "google.protobuf.Duration"));
+}
+
+static int diff_values_at(Walk *w, const pbd_Value *l, const pbd_Value *r, int64_t li,
+                          int64_t ri) {
+  if (is_message_kind(l->kind) && l->kind == r->kind && l->m && r->m) {
+    if (is_time_value(l->m) && l->m->def == r->m->def && !w->o->ignore_count) {
+      if (pbd_Hash128_Equal(l->m->hash, r->m->hash)) return 0;
+      return emit_at(w, kPbd_Edit_Changed, l, r, li, ri);
+    }
+    return diff_message(w, l->m, r->m);
+  }
+  if (values_equal(w, l, r)) return 0;
+  return emit_at(w, kPbd_Edit_Changed, l, r, li, ri);
+}
+
+static int diff_values(Walk *w, const pbd_Value *l, const pbd_Value *r) {
+  return diff_values_at(w, l, r, -1, -1);
+}
+
+/* Share of equal fields of two messages (1 for two empty ones). */
+static double similarity(const Walk *w, const pbd_Message *a, const pbd_Message *b) {
+  if (!a || !b) return 0;
+  uint32_t i = 0, j = 0, same = 0;
+  while (i < pbd_Message_FieldCount(a) && j < pbd_Message_FieldCount(b)) {
+    const pbd_Field *x = &pbd_Message_Fields(a)[i], *y = &pbd_Message_Fields(b)[j];
+    if (x->number != y->number || (x->def == NULL) != (y->def == NULL)) {
+      if (x->number < y->number || (x->number == y->number && x->def)) i++;
+      else j++;
+      continue;
+    }
+    bool eq = x->count == y->count;
+    for (uint32_t k = 0; k < x->count && eq; k++) {
+      pbd_Value u = pbd_Field_Value(x, k), v = pbd_Field_Value(y, k);
+      eq = values_equal(w, &u, &v);
+    }
+    same += eq;
+    i++, j++;
+  }
+  uint32_t total = pbd_Message_FieldCount(a) + pbd_Message_FieldCount(b);
+  return total ? 2.0 * same / total : 1.0;
+}
+
+static bool similar(const Walk *w, const pbd_Value *a, const pbd_Value *b) {
+  if (a->kind != b->kind) return false;
+  if (!is_message_kind(a->kind)) return true; /* scalars: a replaced value */
+  return similarity(w, a->m, b->m) >= kSimilar;
+}
+
+static int removed_elem(Walk *w, const pbd_Field *f, uint32_t i, size_t mark) {
+  pbd_Value v = pbd_Field_Value(f, i);
+  push_index(w, i);
+  int rc = path_ignored(w) ? 0 : emit_at(w, kPbd_Edit_Removed, &v, NULL, i, -1);
+  pbd_Buf_Truncate(&w->path, mark);
+  return rc;
+}
+
+static int added_elem(Walk *w, const pbd_Field *f, uint32_t j, size_t mark) {
+  if (w->o->partial) return 0; /* only what LEFT sets is compared */
+  pbd_Value v = pbd_Field_Value(f, j);
+  push_index(w, j);
+  int rc = path_ignored(w) ? 0 : emit_at(w, kPbd_Edit_Added, NULL, &v, -1, j);
+  pbd_Buf_Truncate(&w->path, mark);
+  return rc;
+}
+
+static int changed_elem(Walk *w, const pbd_Field *l, uint32_t i, const pbd_Field *r, uint32_t j,
+                        size_t mark) {
+  pbd_Value a = pbd_Field_Value(l, i), b = pbd_Field_Value(r, j);
+  push_index(w, i);
+  int rc = path_ignored(w) ? 0 : diff_values_at(w, &a, &b, i, j);
+  pbd_Buf_Truncate(&w->path, mark);
+  return rc;
+}
+
+/* A run of removed LEFT elements [i0,i1) facing added RIGHT ones [j0,j1):
+ * similar elements are paired in order and compared; the rest are removed
+ * or added. */
+static int diff_gap(Walk *w, const pbd_Field *l, uint32_t i0, uint32_t i1, const pbd_Field *r,
+                    uint32_t j0, uint32_t j1) {
+  size_t mark = w->path.len;
+  int rc = 0;
+  uint32_t j = j0;
+  if (i1 - i0 == j1 - j0) {
+    /* As many removed as added: a run of replaced elements, compared in
+     * place (where the kinds agree). */
+    for (uint32_t i = i0; i < i1 && !rc; i++, j++) {
+      pbd_Value a = pbd_Field_Value(l, i), b = pbd_Field_Value(r, j);
+      if (a.kind == b.kind) {
+        rc = changed_elem(w, l, i, r, j, mark);
+      } else {
+        rc = removed_elem(w, l, i, mark);
+        if (!rc) rc = added_elem(w, r, j, mark);
+      }
+    }
+    return rc;
+  }
+  for (uint32_t i = i0; i < i1 && !rc; i++) {
+    pbd_Value a = pbd_Field_Value(l, i);
+    uint32_t found = j1;
+    for (uint32_t k = j; k < j1 && k < j + kPairWindow; k++) {
+      pbd_Value b = pbd_Field_Value(r, k);
+      if (similar(w, &a, &b)) {
+        found = k;
+        break;
+      }
+    }
+    if (found == j1) {
+      rc = removed_elem(w, l, i, mark);
+      continue;
+    }
+    for (; j < found && !rc; j++) rc = added_elem(w, r, j, mark);
+    if (!rc) rc = changed_elem(w, l, i, r, found, mark);
+    j = found + 1;
+  }
+  for (; j < j1 && !rc; j++) rc = added_elem(w, r, j, mark);
+  return rc;
+}
+
+static pbd_Hash128 *element_keys(Walk *w, const pbd_Field *f) {
+  pbd_Hash128 *k = malloc(sizeof *k * (f->count ? f->count : 1));
+  if (!k) {
+    w->oom = true;
+    return NULL;
+  }
+  for (uint32_t i = 0; i < f->count; i++) {
+    pbd_Value v = pbd_Field_Value(f, i);
+    k[i] = element_key(w, &v);
+  }
+  return k;
+}
+
+/* Default matching: the two sequences aligned (a longest common
+ * subsequence); what lies between matched elements is a gap. */
+static int diff_sequence(Walk *w, const pbd_Field *l, const pbd_Field *r) {
+  pbd_Hash128 *ka = element_keys(w, l), *kb = element_keys(w, r);
+  pbd_AlignPair *pairs = NULL;
+  size_t np = 0;
+  if (!ka || !kb || !pbd_Align_Sequences(ka, l->count, kb, r->count, &pairs, &np)) {
+    free(ka), free(kb);
+    w->oom = true;
+    return -1;
+  }
+  free(ka), free(kb);
+  int rc = 0;
+  uint32_t i = 0, j = 0;
+  size_t mark = w->path.len;
+  for (size_t k = 0; k <= np && !rc; k++) {
+    uint32_t pi = k < np ? pairs[k].a : l->count, pj = k < np ? pairs[k].b : r->count;
+    rc = diff_gap(w, l, i, pi, r, j, pj);
+    /* matched by key: equal unless strings collide; confirm */
+    if (!rc && k < np) rc = changed_elem(w, l, pi, r, pj, mark);
+    i = pi + 1;
+    j = pj + 1;
+  }
+  free(pairs);
+  return rc;
+}
+
+/* ---- Sets and keys ------------------------------------------------------------ */
+
+typedef struct {
+  pbd_Hash128 key;
+  uint32_t index;
+  bool taken;
+} Entry;
+
+static int compare_entries(const void *a, const void *b) {
+  const Entry *x = a, *y = b;
+  if (x->key.hi != y->key.hi) return x->key.hi < y->key.hi ? -1 : 1;
+  if (x->key.lo != y->key.lo) return x->key.lo < y->key.lo ? -1 : 1;
+  return (x->index > y->index) - (x->index < y->index); /* stable: in order */
+}
+
+/* The key of a keyed element: the values of its key fields (defaults where
+ * unset; every value of a repeated key field, in order), hashed. */
+static pbd_Hash128 key_part(const Walk *w, const pbd_FieldDef *kf, const pbd_Message *m) {
+  const pbd_Field *f = m ? pbd_Message_FindField(m, kf->number) : NULL;
+  if (f && !f->def) f = NULL;
+  if (!kf->is_repeated) {
+    pbd_Value v = f ? pbd_Field_Value(f, 0) : pbd_FieldDef_DefaultValue(kf);
+    return element_key(w, &v);
+  }
+  XXH3_state_t st;
+  XXH3_INITSTATE(&st);
+  XXH3_128bits_reset(&st);
+  uint64_t n = f ? f->count : 0;
+  XXH3_128bits_update(&st, &n, sizeof n);
+  for (uint32_t i = 0; i < n; i++) {
+    pbd_Value v = pbd_Field_Value(f, i);
+    pbd_Hash128 h = element_key(w, &v);
+    uint64_t words[2] = {h.lo, h.hi};
+    XXH3_128bits_update(&st, words, sizeof words);
+  }
+  XXH128_hash_t h = XXH3_128bits_digest(&st);
+  return (pbd_Hash128){h.low64, h.high64};
+}
+
+static pbd_Hash128 element_key_of_fields(const Walk *w, const pbd_MatchRule *rule,
+                                         const pbd_Message *m) {
+  pbd_Hash128 parts[kPbd_MaxKeyFields];
+  for (size_t k = 0; k < rule->key_count; k++) parts[k] = key_part(w, rule->key[k], m);
+  XXH128_hash_t h = XXH3_128bits(parts, sizeof parts[0] * rule->key_count);
+  return (pbd_Hash128){h.low64, h.high64};
+}
+
+/* Pushes `[name="conv1"]` (several key fields comma-separated; a repeated
+ * key field with several values as a list: `[output=["a","b"]]`). */
+static void push_key(Walk *w, const pbd_MatchRule *rule, const pbd_Message *m) {
+  pbd_Buf_AppendChar(&w->path, '[');
+  for (size_t k = 0; k < rule->key_count; k++) {
+    const pbd_FieldDef *kf = rule->key[k];
+    const pbd_Field *f = m ? pbd_Message_FindField(m, kf->number) : NULL;
+    if (f && !f->def) f = NULL;
+    if (k) pbd_Buf_AppendChar(&w->path, ',');
+    pbd_Buf_Printf(&w->path, "%s=", kf->name);
+    if (!kf->is_repeated || (f && f->count == 1)) {
+      pbd_Value v = f ? pbd_Field_Value(f, 0) : pbd_FieldDef_DefaultValue(kf);
+      append_key_value(&w->path, &v);
+      continue;
+    }
+    pbd_Buf_AppendChar(&w->path, '[');
+    for (uint32_t i = 0; f && i < f->count; i++) {
+      pbd_Value v = pbd_Field_Value(f, i);
+      if (i) pbd_Buf_AppendChar(&w->path, ',');
+      append_key_value(&w->path, &v);
+    }
+    pbd_Buf_AppendChar(&w->path, ']');
+  }
+  pbd_Buf_AppendChar(&w->path, ']');
+}
+
+static pbd_Hash128 match_key(const Walk *w, const pbd_MatchRule *rule, const pbd_Field *f,
+                             uint32_t i) {
+  pbd_Value v = pbd_Field_Value(f, i);
+  if (rule->kind == kPbd_Match_Key) return element_key_of_fields(w, rule, v.m);
+  return element_key(w, &v);
+}
+
+/* Pushes the segment naming element i of f: its key, or its index. */
+static void push_element(Walk *w, const pbd_MatchRule *rule, const pbd_Field *f, uint32_t i) {
+  if (rule->kind == kPbd_Match_Key) push_key(w, rule, pbd_Field_Value(f, i).m);
+  else push_index(w, i);
+}
+
+/* Rules --repeated-as-set and --key: elements paired by value (a multiset)
+ * or by key, through a sorted table, O(n log n); leftovers of a set are
+ * paired when similar.  With --report-moves, pairs outside the longest run
+ * in the same order on both sides are reported as moved. */
+static int diff_matched(Walk *w, const pbd_MatchRule *rule, const pbd_Field *l,
+                        const pbd_Field *r) {
+  uint32_t n = l->count, m = r->count;
+  Entry *el = malloc(sizeof *el * (n ? n : 1));
+  int64_t *partner = malloc(sizeof *partner * (n ? n : 1));
+  bool *rtaken = calloc(m ? m : 1, sizeof *rtaken);
+  if (!el || !partner || !rtaken) {
+    free(el), free(partner), free(rtaken);
+    w->oom = true;
+    return -1;
+  }
+  for (uint32_t i = 0; i < n; i++) {
+    el[i] = (Entry){match_key(w, rule, l, i), i, false};
+    partner[i] = -1;
+  }
+  qsort(el, n, sizeof *el, compare_entries);
+  /* each RIGHT element takes the first free LEFT element with its key */
+  for (uint32_t j = 0; j < m; j++) {
+    Entry probe = {match_key(w, rule, r, j), 0, false};
+    size_t lo = 0, hi = n;
+    while (lo < hi) {
+      size_t mid = (lo + hi) / 2;
+      if (compare_entries(&el[mid], &probe) < 0) lo = mid + 1;
+      else hi = mid;
+    }
+    for (; lo < n && pbd_Hash128_Equal(el[lo].key, probe.key); lo++) {
+      if (el[lo].taken) continue;
+      el[lo].taken = true;
+      partner[el[lo].index] = j;
+      rtaken[j] = true;
+      break;
+    }
+  }
+  free(el);
+  /* a set's leftovers: similar messages paired in order */
+  if (rule->kind == kPbd_Match_Set) {
+    uint32_t start = 0;
+    for (uint32_t i = 0; i < n; i++) {
+      if (partner[i] >= 0) continue;
+      pbd_Value a = pbd_Field_Value(l, i);
+      for (uint32_t j = start; j < m; j++) {
+        if (rtaken[j]) continue;
+        pbd_Value b = pbd_Field_Value(r, j);
+        if (is_message_kind(a.kind) && similar(w, &a, &b)) {
+          partner[i] = j;
+          rtaken[j] = true;
+          break;
+        }
+      }
+    }
+  }
+  /* moves: pairs outside a longest increasing run of RIGHT positions */
+  bool *stays = NULL;
+  if (w->o->report_moves) {
+    uint32_t *pos = malloc(sizeof *pos * (n ? n : 1));
+    bool *keep = malloc(sizeof *keep * (n ? n : 1));
+    stays = calloc(n ? n : 1, sizeof *stays);
+    size_t k = 0;
+    if (!pos || !keep || !stays) {
+      free(pos), free(keep), free(stays), free(partner), free(rtaken);
+      w->oom = true;
+      return -1;
+    }
+    for (uint32_t i = 0; i < n; i++)
+      if (partner[i] >= 0) pos[k++] = (uint32_t)partner[i];
+    if (!pbd_Align_LongestIncreasing(pos, k, keep)) w->oom = true;
+    k = 0;
+    for (uint32_t i = 0; i < n; i++)
+      if (partner[i] >= 0) stays[i] = keep[k++];
+    free(pos), free(keep);
+  }
+  int rc = 0;
+  size_t mark = w->path.len;
+  for (uint32_t i = 0; i < n && !rc; i++) {
+    pbd_Value a = pbd_Field_Value(l, i);
+    push_element(w, rule, l, i);
+    if (path_ignored(w)) {
+      /* nothing */
+    } else if (partner[i] < 0) {
+      rc = emit_at(w, kPbd_Edit_Removed, &a, NULL, i, -1);
+    } else {
+      uint32_t j = (uint32_t)partner[i];
+      pbd_Value b = pbd_Field_Value(r, j);
+      if (stays && !stays[i]) rc = emit_at(w, kPbd_Edit_Moved, &a, &b, i, j);
+      if (!rc) rc = diff_values_at(w, &a, &b, i, j);
+    }
+    pbd_Buf_Truncate(&w->path, mark);
+  }
+  for (uint32_t j = 0; j < m && !rc; j++) {
+    if (rtaken[j] || w->o->partial) continue;
+    pbd_Value b = pbd_Field_Value(r, j);
+    push_element(w, rule, r, j);
+    if (!path_ignored(w)) rc = emit_at(w, kPbd_Edit_Added, NULL, &b, -1, j);
+    pbd_Buf_Truncate(&w->path, mark);
+  }
+  free(stays), free(partner), free(rtaken);
+  return rc;
+}
+
+/* ---- Maps ----------------------------------------------------------------- */
+
+/* Rule 5: entries paired by key; the path names the key, and a change
+ * reports the values. */
+static int diff_map(Walk *w, const pbd_Field *l, const pbd_Field *r) {
+  uint32_t i = 0, j = 0;
+  size_t mark = w->path.len;
+  int rc = 0;
+  while ((i < l->count || j < r->count) && !rc) {
+    const pbd_Message *le = i < l->count ? l->v.msgs[i] : NULL;
+    const pbd_Message *re = j < r->count ? r->v.msgs[j] : NULL;
+    pbd_Value lk = le ? pbd_MapEntry_Part(le, 1) : kNone, rk = re ? pbd_MapEntry_Part(re, 1) : kNone;
+    int c = !le ? 1 : !re ? -1 : pbd_Value_CompareKeys(&lk, &rk);
+    pbd_Diff_AppendKeySegment(&w->path, c <= 0 ? &lk : &rk);
+    bool skip = path_ignored(w);
+    if (c == 0) {
+      if (!skip && !pbd_Hash128_Equal(le->hash, re->hash)) {
+        pbd_Value lv = pbd_MapEntry_Part(le, 2), rv = pbd_MapEntry_Part(re, 2);
+        rc = diff_values(w, &lv, &rv);
+      }
+      i++, j++;
+    } else if (c < 0) {
+      pbd_Value lv = pbd_MapEntry_Part(le, 2);
+      if (!skip) rc = emit(w, kPbd_Edit_Removed, &lv, NULL);
+      i++;
+    } else {
+      pbd_Value rv = pbd_MapEntry_Part(re, 2);
+      if (!skip && !w->o->partial) rc = emit(w, kPbd_Edit_Added, NULL, &rv);
+      j++;
+    }
+    pbd_Buf_Truncate(&w->path, mark);
+  }
+  return rc;
+}
+
+/* ---- Fields --------------------------------------------------------------- */
+
+/* A field present in one tree only (rule 7 decides the kind of edit). */
+static int field_only(Walk *w, const pbd_Field *f, bool in_left) {
+  if (!in_left && w->o->partial) return 0; /* --partial: only LEFT's fields */
+  pbd_EditKind kind = in_left ? kPbd_Edit_Removed : kPbd_Edit_Added;
+  size_t mark = w->path.len;
+  int rc = 0;
+  const pbd_FieldDef *fd = f->def;
+  if (!fd || fd->is_repeated) {
+    const pbd_MatchRule *rule = rule_for(w, fd);
+    for (uint32_t i = 0; i < f->count && !rc; i++) {
+      pbd_Value v = pbd_Field_Value(f, i);
+      if (fd && fd->is_map) {
+        pbd_Value k = pbd_MapEntry_Part(v.m, 1);
+        pbd_Diff_AppendKeySegment(&w->path, &k);
+        v = pbd_MapEntry_Part(v.m, 2);
+      } else if (rule) {
+        push_element(w, rule, f, i);
+      } else {
+        push_index(w, i);
+      }
+      if (!path_ignored(w))
+        rc = in_left ? emit_at(w, kind, &v, NULL, i, -1) : emit_at(w, kind, NULL, &v, -1, i);
+      pbd_Buf_Truncate(&w->path, mark);
+    }
+    return rc;
+  }
+  pbd_Value v = pbd_Field_Value(f, 0);
+  if (!fd->has_presence) {
+    /* Implicit presence: absent means the default, so this is a change,
+     * unless a tolerance makes the value equal to the default. */
+    pbd_Value d = pbd_FieldDef_DefaultValue(fd);
+    if (w->fuzzy && values_equal(w, &v, &d)) return 0;
+    return in_left ? emit(w, kPbd_Edit_Changed, &v, &d) : emit(w, kPbd_Edit_Changed, &d, &v);
+  }
+  bool at_default;
+  if (v.kind == kPbd_Value_Message) {
+    at_default = pbd_Message_FieldCount(v.m) == 0 && !pbd_Message_AnyPayload(v.m);
+  } else {
+    pbd_Value d = pbd_FieldDef_DefaultValue(fd);
+    at_default = (is_float_kind(v.kind) && pbd_Value_FloatEqual(v.kind, v.u, d.u)) ||
+                 (!is_float_kind(v.kind) && values_equal(w, &v, &d));
+  }
+  if (at_default) kind = kPbd_Edit_Presence;
+  return in_left ? emit(w, kind, &v, NULL) : emit(w, kind, NULL, &v);
+}
+
+static bool is_singular(const pbd_Field *f) { return f->def && !f->def->is_repeated; }
+static bool is_map(const pbd_Field *f) { return f->def && f->def->is_map; }
+
+static int diff_field(Walk *w, const pbd_Field *l, const pbd_Field *r) {
+  /* The two sides' defs differ only across schema versions; then the
+   * field is walked as what both sides agree it is, and as a sequence
+   * otherwise, so that no value of either side goes unseen. */
+  if (is_map(l) && is_map(r)) return diff_map(w, l, r);
+  if (is_singular(l) && is_singular(r)) {
+    pbd_Value a = pbd_Field_Value(l, 0), b = pbd_Field_Value(r, 0);
+    return diff_values(w, &a, &b);
+  }
+  const pbd_MatchRule *rule = rule_for(w, l->def);
+  if (rule && rule->kind != kPbd_Match_Sequence) return diff_matched(w, rule, l, r);
+  return diff_sequence(w, l, r);
+}
+
+/* Fields pair up by number; at one number a known field sorts before an
+ * unknown one and pairs only with its like. */
+static int order_fields(const pbd_Field *a, const pbd_Field *b) {
+  if (a->number != b->number) return a->number < b->number ? -1 : 1;
+  return (a->def == NULL) - (b->def == NULL);
+}
+
+static int diff_fields(Walk *w, const pbd_Message *l, const pbd_Message *r) {
+  uint32_t i = 0, j = 0;
+  size_t mark = w->path.len;
+  int rc = 0;
+  while ((i < pbd_Message_FieldCount(l) || j < pbd_Message_FieldCount(r)) && !rc && !w->oom) {
+    const pbd_Field *lf = i < pbd_Message_FieldCount(l) ? &pbd_Message_Fields(l)[i] : NULL;
+    const pbd_Field *rf = j < pbd_Message_FieldCount(r) ? &pbd_Message_Fields(r)[j] : NULL;
+    int c = !lf ? 1 : !rf ? -1 : order_fields(lf, rf);
+    const pbd_Field *f = c <= 0 ? lf : rf;
+    push_field(w, f);
+    bool skip = field_ignored(w, f->def) || path_ignored(w);
+    if (c == 0) {
+      if (!skip) rc = diff_field(w, lf, rf);
+      i++, j++;
+    } else if (c < 0) {
+      if (!skip) rc = field_only(w, lf, true);
+      i++;
+    } else {
+      if (!skip) rc = field_only(w, rf, false);
+      j++;
+    }
+    pbd_Buf_Truncate(&w->path, mark);
+  }
+  return rc;
+}
+
+static int diff_message(Walk *w, const pbd_Message *l, const pbd_Message *r) {
+  if (l == r || pbd_Hash128_Equal(l->hash, r->hash)) return 0;
+  pbd_Message_ReadPair(l, r); /* both sides' fields, at once when they are big */
+  pbd_StrView lu = pbd_Message_AnyTypeUrl(l), ru = pbd_Message_AnyTypeUrl(r);
+  if (pbd_Message_AnyPayload(l) && pbd_Message_AnyPayload(r) && lu.size == ru.size && !memcmp(lu.data, ru.data, lu.size)) {
+    /* Rule 11: an Any is compared through its unpacked payload. */
+    size_t mark = w->path.len;
+    if (w->path.len) pbd_Buf_AppendChar(&w->path, '.');
+    pbd_Buf_AppendChar(&w->path, '[');
+    pbd_Buf_Append(&w->path, lu.data, lu.size);
+    pbd_Buf_AppendChar(&w->path, ']');
+    int rc = diff_message(w, pbd_Message_AnyPayload(l), pbd_Message_AnyPayload(r));
+    pbd_Buf_Truncate(&w->path, mark);
+    return rc;
+  }
+  size_t saved_len = w->parent_len;
+  const pbd_MessageDef *saved = w->parent;
+  w->parent_len = w->path.len;
+  w->parent = l->def;
+  int rc = diff_fields(w, l, r);
+  w->parent_len = saved_len;
+  w->parent = saved;
+  return rc;
+}
+
+static void walk_begin(Walk *w, const pbd_DiffOptions *opts, pbd_EditFunc *fn, void *ctx) {
+  static const pbd_DiffOptions kDefaults = {0};
+  memset(w, 0, sizeof *w);
+  w->o = opts ? opts : &kDefaults;
+  w->fn = fn;
+  w->ctx = ctx;
+  w->fuzzy = w->o->float_margin > 0 || w->o->float_fraction > 0 || w->o->ignore_count > 0 ||
+             w->o->partial;
+  if (w->o->path_prefix) pbd_Buf_AppendStr(&w->path, w->o->path_prefix);
+  pbd_Buf_AppendStr(&w->path, ""); /* path.data is never NULL from here */
+  w->prefix_len = w->path.len;
+}
+
+static int walk_end(Walk *w, int rc, size_t *n_edits, pbd_Status *s) {
+  bool oom = w->path.oom || w->oom;
+  pbd_Buf_Free(&w->path);
+  if (n_edits) *n_edits = w->n;
+  if (oom) {
+    pbd_Status_SetError(s, kPbd_Status_OutOfMemory, "out of memory");
+    return -1;
+  }
+  return rc;
+}
+
+int pbd_Diff_Run(const pbd_Message *left, const pbd_Message *right, const pbd_DiffOptions *opts,
+                 pbd_EditFunc *fn, void *ctx, size_t *n_edits, pbd_Status *s) {
+  Walk w;
+  walk_begin(&w, opts, fn, ctx);
+  return walk_end(&w, diff_message(&w, left, right), n_edits, s);
+}
+
+int pbd_Diff_RunStream(const pbd_Message *const *left, size_t nleft,
+                      const pbd_Message *const *right, size_t nright, const pbd_DiffOptions *opts,
+                      pbd_EditFunc *fn, void *ctx, size_t *n_edits, pbd_Status *s) {
+  /* The stream is walked as one repeated message field with an empty name,
+   * so that messages are aligned like the elements of any repeated field
+   * and paths read [3].name, or [3] for a whole message. */
+  static const pbd_FieldDef kStream = {.name = "", .full_name = "", .json_name = "",
+                                       .label = kPbd_Label_Repeated, .type = kPbd_Type_Message,
+                                       .is_repeated = true};
+  if (nleft > UINT32_MAX || nright > UINT32_MAX) {
+    pbd_Status_SetError(s, kPbd_Status_OutOfMemory, "stream too long");
+    return -1;
+  }
+  pbd_Field l = {.kind = kPbd_Value_Message, .def = &kStream, .count = (uint32_t)nleft,
+                 .v.msgs = (pbd_Message **)left};
+  pbd_Field r = {.kind = kPbd_Value_Message, .def = &kStream, .count = (uint32_t)nright,
+                 .v.msgs = (pbd_Message **)right};
+  Walk w;
+  walk_begin(&w, opts, fn, ctx);
+  return walk_end(&w, diff_sequence(&w, &l, &r), n_edits, s);
+}
+
+/* ---- Rules from text ------------------------------------------------------- */
+
+static const pbd_FieldDef *repeated_field(const pbd_DefPool *pool, const char *name,
+                                          pbd_Status *s) {
+  const pbd_FieldDef *fd = pbd_DefPool_FindFieldByFullName(pool, name);
+  if (!fd) {
+    pbd_Status_SetError(s, kPbd_Status_Usage, "no field %s in the schema (want package.Message.field)",
+                        name);
+    return NULL;
+  }
+  if (!fd->is_repeated || fd->is_map) {
+    pbd_Status_SetError(s, kPbd_Status_Usage, "%s is not a repeated field (maps match by key already)",
+                        name);
+    return NULL;
+  }
+  return fd;
+}
+
+bool pbd_MatchRule_Parse(const pbd_DefPool *pool, pbd_MatchKind kind, const char *spec,
+                         pbd_MatchRule *rule, pbd_Status *s) {
+  memset(rule, 0, sizeof *rule);
+  rule->kind = kind;
+  char name[512];
+  const char *eq = strchr(spec, '=');
+  size_t n = eq && kind == kPbd_Match_Key ? (size_t)(eq - spec) : strlen(spec);
+  if (n >= sizeof name) {
+    pbd_Status_SetError(s, kPbd_Status_Usage, "field name too long: %.60s...", spec);
+    return false;
+  }
+  memcpy(name, spec, n);
+  name[n] = '\0';
+  if (!(rule->field = repeated_field(pool, name, s))) return false;
+  if (kind != kPbd_Match_Key) return true;
+  if (!eq || !eq[1]) {
+    pbd_Status_SetError(s, kPbd_Status_Usage, "--key wants FIELD=SUBFIELD[+SUBFIELD...], not %s",
+                        spec);
+    return false;
+  }
+  const pbd_MessageDef *elem = rule->field->message_type;
+  if (!elem) {
+    pbd_Status_SetError(s, kPbd_Status_Usage, "%s is not a repeated message field", name);
+    return false;
+  }
+  for (const char *p = eq + 1; *p;) {
+    const char *plus = strchr(p, '+');
+    size_t k = plus ? (size_t)(plus - p) : strlen(p);
+    char sub[256];
+    if (k == 0 || k >= sizeof sub || rule->key_count == kPbd_MaxKeyFields) {
+      pbd_Status_SetError(s, kPbd_Status_Usage, "bad key list in %s (at most %d subfields)", spec,
+                          kPbd_MaxKeyFields);
+      return false;
+    }
+    memcpy(sub, p, k);
+    sub[k] = '\0';
+    const pbd_FieldDef *kf = pbd_MessageDef_FindFieldByName(elem, sub);
+    if (!kf || kf->is_map || kf->type == kPbd_Type_Message || kf->type == kPbd_Type_Group) {
+      pbd_Status_SetError(s, kPbd_Status_Usage,
+                          "%s has no scalar field %s to use as a key", elem->full_name, sub);
+      return false;
+    }
+    rule->key[rule->key_count++] = kf;
+    p += k + (plus ? 1 : 0);
+  }
+  return true;
+}

@@ -1,0 +1,119 @@
+/* pbdiff — the side-by-side walk of two canonical trees.
+ *
+ * pbd_Diff_Run merges two trees field by field and hands each difference to
+ * a callback as a pbd_Edit; it knows no output format.  Subtrees whose hashes
+ * match are skipped without being walked. */
+#ifndef PBD_DIFF_H_
+#define PBD_DIFF_H_
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "core/status.h"
+#include "tree/tree.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef enum {
+  kPbd_Edit_Added,     /* only in RIGHT: `right` holds it, `left` is None */
+  kPbd_Edit_Removed,   /* only in LEFT: `left` holds it, `right` is None */
+  kPbd_Edit_Changed,   /* both sides hold a value and the values differ */
+  kPbd_Edit_Presence,  /* one side sets a field with presence to its default,
+                          the other leaves it unset (None) */
+  kPbd_Edit_Moved,     /* a repeated element (matched by key or as a set) is at
+                          another position: left_index -> right_index; both
+                          values hold it (--report-moves) */
+} pbd_EditKind;
+
+/* "added", "removed", "changed", "presence", "moved" */
+const char *pbd_EditKind_String(pbd_EditKind k);
+
+typedef struct {
+  pbd_EditKind kind;
+  const char *path;    /* design.md path syntax; valid during the callback */
+  /* path[0, parent_len) is the path of the message that holds the field
+   * (empty for a field of the root), and `parent` its type (NULL without a
+   * schema): reporters group edits by it. */
+  size_t parent_len;
+  const pbd_MessageDef *parent;
+  pbd_Value left, right;
+  /* Positions of a repeated element in LEFT and RIGHT (moved edits; also set
+   * for added/removed/changed elements of repeated fields, else -1). */
+  int64_t left_index, right_index;
+} pbd_Edit;
+
+/* Receives one edit; a non-zero return stops the walk (pbd_Diff_Run then
+ * returns that value). */
+typedef int pbd_EditFunc(void *ctx, const pbd_Edit *e);
+
+/* How the elements of one repeated field are matched. */
+typedef enum {
+  kPbd_Match_Sequence = 0, /* aligned as sequences (the default) */
+  kPbd_Match_Set,          /* a multiset: order ignored (--repeated-as-set) */
+  kPbd_Match_Key,          /* matched by key subfields (--key) */
+} pbd_MatchKind;
+
+enum { kPbd_MaxKeyFields = 8 };
+
+typedef struct {
+  const pbd_FieldDef *field;   /* a repeated field */
+  pbd_MatchKind kind;
+  const pbd_FieldDef *key[kPbd_MaxKeyFields]; /* Key: scalar fields of the element type */
+  size_t key_count;
+} pbd_MatchRule;
+
+/* A field or path to leave out of the comparison (--ignore). */
+typedef struct {
+  const pbd_FieldDef *field;   /* by full field name, or NULL */
+  const char *pattern;         /* a path pattern ("graph.node[*].doc_string"), or NULL */
+} pbd_IgnoreRule;
+
+typedef struct {
+  bool float_bits;     /* compare floats by bit pattern */
+  /* Tolerances (as MessageDifferencer's SetFractionAndMargin): two floats
+   * are equal when |a-b| <= float_margin or |a-b| <= float_fraction *
+   * max(|a|,|b|).  Both 0: exact (rule 10). */
+  double float_margin, float_fraction;
+  bool report_moves;   /* emit moved edits for keyed and set elements */
+  bool partial;        /* compare only the fields set in LEFT */
+  const pbd_MatchRule *rules;
+  size_t rule_count;
+  const pbd_IgnoreRule *ignores;
+  size_t ignore_count;
+  const char *path_prefix; /* prepended to every path, e.g. "[3]" in a stream; may be NULL */
+} pbd_DiffOptions;
+
+/* Walks two finished trees of the same type.  Returns 0 when the walk ran
+ * to the end (the number of edits is in *n_edits when not NULL), the
+ * callback's non-zero value when it stopped the walk, or -1 with the status
+ * set when out of memory. */
+int pbd_Diff_Run(const pbd_Message *left, const pbd_Message *right, const pbd_DiffOptions *opts,
+                 pbd_EditFunc *fn, void *ctx, size_t *n_edits, pbd_Status *s);
+
+/* Compares two streams of messages (--delimited): the messages are aligned
+ * as the elements of a repeated field are, so one message inserted in a
+ * long stream is one `added` edit.  Paths start with the message's index:
+ * `[3].name`, or `[3]` for a whole message added or removed.  Returns as
+ * pbd_Diff_Run. */
+int pbd_Diff_RunStream(const pbd_Message *const *left, size_t nleft,
+                      const pbd_Message *const *right, size_t nright, const pbd_DiffOptions *opts,
+                      pbd_EditFunc *fn, void *ctx, size_t *n_edits, pbd_Status *s);
+
+/* Builds a match rule from its command-line form: for kPbd_Match_Set the
+ * full name of a repeated field ("onnx.GraphProto.node"); for
+ * kPbd_Match_Key "FIELD=SUBFIELD[+SUBFIELD...]" with scalar subfields of
+ * the element type (a repeated one keys by its whole list of values, as
+ * ONNX nodes are known by their outputs).  Usage errors name what is wrong. */
+bool pbd_MatchRule_Parse(const pbd_DefPool *pool, pbd_MatchKind kind, const char *spec,
+                         pbd_MatchRule *rule, pbd_Status *s);
+
+/* Appends a map key as a path segment: `["a\"b"]` (JSON-quoted) for strings,
+ * `[5]`, `[true]` for others. */
+void pbd_Diff_AppendKeySegment(pbd_Buf *path, const pbd_Value *key);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,139 @@
+/* pbdiff — the canonical message tree.
+ *
+ * pbd_Tree_Parse reads one encoded message into a tree in which every
+ * encoding of the same meaning looks the same (docs/semantics.md): fields
+ * sorted by number, last value wins, messages merged, packed == unpacked,
+ * map entries sorted by key with the last duplicate winning, defaults
+ * normalised, unknown fields grouped by number.  Every message carries a
+ * 128-bit hash of its canonical content, so that equal subtrees are found
+ * without walking them.
+ *
+ * All memory comes from the arena passed in; strings and bytes are views
+ * into the input buffer, which must outlive the tree. */
+#ifndef PBD_TREE_H_
+#define PBD_TREE_H_
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "core/arena.h"
+#include "core/base.h"
+#include "schema/schema.h"
+#include "canon/values.h"
+#include "core/status.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+
+/* A value of an unknown or schemaless field: the kind travels with each value,
+ * since one number can come with several wire types. */
+typedef struct {
+  pbd_ValueKind kind;
+  union {
+    uint64_t u;
+    pbd_StrView s;
+    pbd_Message *m;
+  };
+} pbd_UnknownValue;
+
+/* All the values of one field of a message.  Known fields store values in a
+ * typed array chosen by `kind`; a packed run stays one array of decoded
+ * scalars. */
+typedef struct {
+  uint32_t number;
+  pbd_ValueKind kind;          /* kind of every value (known fields); None for
+                                  unknown fields, whose values carry their own */
+  const pbd_FieldDef *def;     /* NULL: an unknown field (or schemaless) */
+  uint32_t count;              /* 1 for a singular field */
+  union {
+    uint64_t *scalars;         /* Int, UInt, Bool, Enum, Float, Double */
+    pbd_StrView *strs;         /* String, Bytes */
+    pbd_Message **msgs;        /* Message */
+    pbd_UnknownValue *unknowns;/* def == NULL */
+  } v;
+} pbd_Field;
+
+/* A message's fields are read through pbd_Message_Fields and
+ * pbd_Message_FieldCount: a message of a shallow tree (pbd_LazyTree) is
+ * read from its bytes on first use. */
+struct pbd_Message {
+  const pbd_MessageDef *def;   /* NULL for schemaless and unknown sub-messages */
+  pbd_Field *fields_;          /* present fields, by number; for one number a known
+                                  field comes before an unknown one */
+  uint32_t field_count_;
+  bool building_;              /* internal: true until the message is finished */
+  pbd_Hash128 hash;            /* canonical content hash (see pbd_Tree_Parse) */
+  struct pbd_Unread *unread_;  /* internal: a shallow message not read yet */
+  union {
+    /* For google.protobuf.Any whose type is in the schema: the payload read
+     * as that type (pbd_Message_AnyPayload). */
+    const pbd_Message *any_payload_;
+    void *builder_;            /* internal, while building_ */
+  };
+};
+
+/* The present fields of a finished message, by number (read first when the
+ * message is a shallow one). */
+const pbd_Field *pbd_Message_Fields(const pbd_Message *m);
+uint32_t pbd_Message_FieldCount(const pbd_Message *m);
+/* For google.protobuf.Any whose type is in the schema: the payload read as
+ * that type (its URL is pbd_Message_AnyTypeUrl).  NULL when not an Any or
+ * not resolvable (then `value` is compared as bytes). */
+const pbd_Message *pbd_Message_AnyPayload(const pbd_Message *m);
+/* Reads two messages' fields now, those of two shallow trees on two
+ * threads when both are large (a walk about to compare them). */
+void pbd_Message_ReadPair(const pbd_Message *a, const pbd_Message *b);
+/* No field at all, and no resolved Any payload. */
+bool pbd_Message_IsEmpty(const pbd_Message *m);
+
+
+
+/* Parses buf[begin, end) as a message of type `type` (NULL: schemaless).
+ * Byte offsets in errors count from buf.  Returns the root, or NULL with the
+ * status set (Malformed, BadUtf8, MaxDepthExceeded, UnknownField,
+ * OutOfMemory) naming the offset and, where known, the field path. */
+pbd_Message *pbd_Tree_Parse(const pbd_MessageDef *type, const uint8_t *buf, size_t begin,
+                            size_t end, const pbd_TreeOptions *opts, pbd_Arena *arena,
+                            pbd_Status *s);
+
+/* A shallow tree: each message is read one level at a time, when its fields
+ * are first asked for; the sub-messages of a level carry only their hash
+ * (from the cache of a hash pass over the same buffer, else computed by
+ * lib/canon/canon.c) and their byte ranges.  So a walk that descends only where
+ * hashes differ reads only what differs.  The buffer must have passed a hash
+ * pass with the same options (so reading it cannot fail but for memory). */
+typedef struct pbd_LazyTree pbd_LazyTree;
+
+/* A shallow tree over buf; cache may be NULL.  NULL when out of memory. */
+pbd_LazyTree *pbd_LazyTree_New(const uint8_t *buf, const pbd_TreeOptions *o,
+                               const pbd_HashCache *cache, pbd_Arena *arena);
+/* The message buf[begin, end) of `type` whose hash (from the hash pass) is
+ * `hash`, not read yet; NULL when out of memory. */
+pbd_Message *pbd_LazyTree_Root(pbd_LazyTree *t, const pbd_MessageDef *type, size_t begin,
+                               size_t end, pbd_Hash128 hash);
+/* false (with the status) when reading a message failed: its fields then
+ * looked empty, so a result built on them must not be trusted. */
+bool pbd_LazyTree_Ok(const pbd_LazyTree *t, pbd_Status *s);
+void pbd_LazyTree_Free(pbd_LazyTree *t);
+
+/* The i-th value of a field as a pbd_Value. */
+pbd_Value pbd_Field_Value(const pbd_Field *f, uint32_t i);
+
+/* A map entry's key (1) or value (2); the default when the entry leaves it
+ * out (an empty message, m == NULL, for a message value). */
+pbd_Value pbd_MapEntry_Part(const pbd_Message *entry, uint32_t number);
+
+/* The type URL of an Any with a parsed payload (field 1), else empty. */
+pbd_StrView pbd_Message_AnyTypeUrl(const pbd_Message *m);
+
+/* Finds a field of a finished message by number (the known one when both a
+ * known and an unknown field have it); NULL when absent. */
+const pbd_Field *pbd_Message_FindField(const pbd_Message *m, uint32_t number);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

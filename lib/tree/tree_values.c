@@ -1,0 +1,211 @@
+/* pbdiff — what the tree's values mean: a finished message's hash record
+ * (docs/hash.md, the same bytes as lib/canon/canon_record.c writes), and the
+ * accessors of tree.h for values, map entries and fields. */
+#include <math.h>
+#include <string.h>
+
+#define XXH_INLINE_ALL
+#include <xxhash.h>
+
+#include "canon/canon_internal.h"
+#include "tree/tree.h"
+#include "tree/tree_build.h"
+#include "wire/wire.h"
+
+
+/* ---- Hashing -------------------------------------------------------------- */
+
+/* A message's hash is one XXH3-128 call over a record of its canonical
+ * content written into scratch memory: per field its number and kind tag and
+ * value count, then the values — scalars as their 64-bit slots (floats made
+ * canonical, so that values equal under rule 10 hash equal), strings as
+ * length and bytes, children as their hashes.  Long strings and long scalar
+ * arrays enter as their own 128-bit digest, so the record stays small.  One
+ * call over a flat record is much faster than streaming many small pieces. */
+
+enum { kInlineBytes = kPbd_InlineBytes, kInlineScalars = kPbd_InlineScalars };
+
+typedef struct {
+  const pbd_TreeOptions *o;
+  pbd_Arena *scratch;
+} HashCtx;
+
+static uint64_t hash_bits(const HashCtx *c, pbd_ValueKind k, uint64_t u) {
+  return pbd_HashBits(c->o->float_bits, k, u);
+}
+
+typedef struct {
+  uint8_t *p;     /* where the record goes (cap bytes) */
+  size_t n, cap;  /* n counts on past cap: the size a second try needs */
+  uint64_t seed;
+  bool oom;
+} Record;
+
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
+static const bool kBigEndian = true;
+#else
+static const bool kBigEndian = false;
+#endif
+static uint64_t to_le64(uint64_t v) { return pbd_ToLe64(v); }
+
+static void rec_bytes(Record *r, const void *d, size_t n) {
+  if (n && r->n + n <= r->cap) memcpy(r->p + r->n, d, n);
+  r->n += n;
+}
+
+static void rec_u64(Record *r, uint64_t v) {
+  v = to_le64(v);
+  rec_bytes(r, &v, sizeof v);
+}
+
+static void rec_digest(Record *r, const void *d, size_t n) {
+  if (r->n + 16 <= r->cap) {
+    XXH128_hash_t h = XXH3_128bits_withSeed(d, n, r->seed);
+    rec_u64(r, h.low64);
+    rec_u64(r, h.high64);
+  } else {
+    r->n += 16; /* past the end: only counted */
+  }
+}
+
+static void rec_str(Record *r, pbd_StrView s) {
+  rec_u64(r, s.size);
+  if (s.size <= kInlineBytes) rec_bytes(r, s.data, s.size);
+  else rec_digest(r, s.data, s.size);
+}
+
+static void rec_child(Record *r, const pbd_Message *m) {
+  rec_u64(r, m->hash.lo);
+  rec_u64(r, m->hash.hi);
+}
+
+static bool float_needs_canon(const HashCtx *c, const pbd_Field *f) {
+  if (c->o->float_bits) return false;
+  for (uint32_t i = 0; i < f->count; i++)
+    if (hash_bits(c, f->kind, f->v.scalars[i]) != f->v.scalars[i]) return true;
+  return false;
+}
+
+static void rec_field(const HashCtx *c, Record *r, const pbd_Field *f) {
+  rec_u64(r, (uint64_t)f->number << 8 | (f->def ? 1 : 2));
+  rec_u64(r, f->count);
+  if (!f->def) {
+    for (uint32_t i = 0; i < f->count; i++) {
+      const pbd_UnknownValue *v = &f->v.unknowns[i];
+      rec_u64(r, v->kind);
+      if (v->kind == kPbd_Value_Len) rec_str(r, v->s);
+      else if (v->kind == kPbd_Value_LenMessage || v->kind == kPbd_Value_Group) rec_child(r, v->m);
+      else rec_u64(r, v->u);
+    }
+  } else if (pbd_ValueKind_IsScalar(f->kind)) {
+    bool is_float = f->kind == kPbd_Value_Float || f->kind == kPbd_Value_Double;
+    bool canon = is_float && float_needs_canon(c, f);
+    if (f->count <= kInlineScalars) {
+      for (uint32_t i = 0; i < f->count; i++)
+        rec_u64(r, canon ? hash_bits(c, f->kind, f->v.scalars[i]) : f->v.scalars[i]);
+    } else if (!canon && !kBigEndian) {
+      rec_digest(r, f->v.scalars, sizeof(uint64_t) * f->count);
+    } else if (r->n + 16 > r->cap) {
+      r->n += 16; /* past the end: only counted */
+    } else {
+      /* the digest of the canonical little-endian values, as for any array */
+      pbd_ArenaMark mark = pbd_Arena_Mark(c->scratch);
+      uint64_t *v = pbd_Arena_Malloc(c->scratch, sizeof(uint64_t) * f->count);
+      if (v) {
+        for (uint32_t i = 0; i < f->count; i++)
+          v[i] = to_le64(canon ? hash_bits(c, f->kind, f->v.scalars[i]) : f->v.scalars[i]);
+        rec_digest(r, v, sizeof(uint64_t) * f->count);
+      } else {
+        r->oom = true;
+      }
+      pbd_Arena_Reset(c->scratch, mark);
+    }
+  } else if (pbd_ValueKind_IsStr(f->kind)) {
+    for (uint32_t i = 0; i < f->count; i++) rec_str(r, f->v.strs[i]);
+  } else {
+    for (uint32_t i = 0; i < f->count; i++) rec_child(r, f->v.msgs[i]);
+  }
+}
+
+static void rec_message(const HashCtx *c, Record *r, const pbd_Message *m) {
+  if (m->any_payload_) {
+    /* An Any is its type and its payload's meaning, not the payload bytes. */
+    rec_u64(r, 0xA11);
+    rec_str(r, pbd_Message_AnyTypeUrl(m));
+    rec_child(r, m->any_payload_);
+    return;
+  }
+  for (uint32_t i = 0; i < m->field_count_; i++) rec_field(c, r, &m->fields_[i]);
+}
+
+bool pbd_Tree_HashRecord(pbd_Message *m, const pbd_TreeOptions *o, pbd_Arena *scratch) {
+  /* Most records fit the stack buffer and take one pass; a bigger one is
+   * measured by the first pass and written by a second. */
+  HashCtx hc = {o, scratch}, *c = &hc;
+  uint8_t small[512];
+  Record r = {small, 0, sizeof small, o->hash_seed, false};
+  rec_message(c, &r, m);
+  pbd_ArenaMark mark = pbd_Arena_Mark(scratch);
+  if (r.n > r.cap) {
+    size_t need = r.n;
+    r.p = pbd_Arena_Malloc(scratch, need);
+    if (!r.p) return false;
+    r.n = 0;
+    r.cap = need;
+    rec_message(c, &r, m);
+  }
+  XXH128_hash_t h = XXH3_128bits_withSeed(r.p, r.n, o->hash_seed);
+  pbd_Arena_Reset(scratch, mark);
+  if (r.oom) return false;
+  m->hash.lo = h.low64;
+  m->hash.hi = h.high64;
+  return true;
+}
+
+
+pbd_Value pbd_MapEntry_Part(const pbd_Message *entry, uint32_t number) {
+  const pbd_Field *f = pbd_Message_FindField(entry, number);
+  if (f && f->def) return pbd_Field_Value(f, 0);
+  const pbd_FieldDef *fd = entry->def ? pbd_MessageDef_FindFieldByNumber(entry->def, number) : NULL;
+  if (fd) return pbd_FieldDef_DefaultValue(fd);
+  pbd_Value none;
+  memset(&none, 0, sizeof none);
+  return none;
+}
+
+pbd_Value pbd_Field_Value(const pbd_Field *f, uint32_t i) {
+  pbd_Value v;
+  memset(&v, 0, sizeof v);
+  v.field = f->def;
+  if (!f->def) {
+    const pbd_UnknownValue *u = &f->v.unknowns[i];
+    v.kind = u->kind;
+    if (u->kind == kPbd_Value_Len) v.s = u->s;
+    else if (u->kind == kPbd_Value_LenMessage || u->kind == kPbd_Value_Group) v.m = u->m;
+    else v.u = u->u;
+    return v;
+  }
+  v.kind = f->kind;
+  if (pbd_ValueKind_IsScalar(f->kind)) v.u = f->v.scalars[i];
+  else if (pbd_ValueKind_IsStr(f->kind)) v.s = f->v.strs[i];
+  else v.m = f->v.msgs[i];
+  return v;
+}
+
+
+pbd_StrView pbd_Message_AnyTypeUrl(const pbd_Message *m) {
+  pbd_StrView none = {"", 0};
+  const pbd_Field *url = pbd_Message_AnyPayload(m) ? pbd_Message_FindField(m, 1) : NULL;
+  return url && url->def && url->kind == kPbd_Value_String ? url->v.strs[0] : none;
+}
+
+const pbd_Field *pbd_Message_FindField(const pbd_Message *m, uint32_t number) {
+  const pbd_Field *fields = pbd_Message_Fields(m);
+  uint32_t n = pbd_Message_FieldCount(m), lo = 0, hi = n;
+  while (lo < hi) { /* first field with number >= wanted */
+    uint32_t mid = lo + (hi - lo) / 2;
+    if (fields[mid].number < number) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo < n && fields[lo].number == number ? &fields[lo] : NULL;
+}

@@ -1,0 +1,101 @@
+/* pbdiff — bounds-checked protobuf wire primitives.
+ *
+ * Readers take (ptr, end, &out) and return the advanced pointer, or NULL when
+ * the bytes are malformed; they never read at or past `end`.  Offsets in
+ * errors are measured from `base`, the start of the whole input. */
+#ifndef PBD_WIRE_H_
+#define PBD_WIRE_H_
+
+#include <stdint.h>
+
+#include "core/status.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef enum {
+  kPbd_WireType_Varint = 0,
+  kPbd_WireType_Fixed64 = 1,
+  kPbd_WireType_Delimited = 2,
+  kPbd_WireType_StartGroup = 3,
+  kPbd_WireType_EndGroup = 4,
+  kPbd_WireType_Fixed32 = 5,
+} pbd_WireType;
+
+enum { kPbd_MaxFieldNumber = (1 << 29) - 1, kPbd_DefaultMaxDepth = 100 };
+
+/* Reads a varint of at most 10 bytes.  NULL when it is truncated or longer;
+ * pbd_Wire_VarintError says which. */
+static inline const uint8_t *pbd_Wire_ReadVarint(const uint8_t *p, const uint8_t *end,
+                                                 uint64_t *out) {
+  if (p < end && *p < 0x80) { /* the common one-byte case */
+    *out = *p;
+    return p + 1;
+  }
+  uint64_t v = 0;
+  for (int i = 0; i < 10; i++) {
+    if (p + i >= end) return NULL;
+    uint8_t b = p[i];
+    v |= (uint64_t)(b & 0x7f) << (7 * i);
+    if (b < 0x80) {
+      *out = v;
+      return p + i + 1;
+    }
+  }
+  return NULL;
+}
+
+/* Why pbd_Wire_ReadVarint failed at p: "truncated varint" or
+ * "varint longer than 10 bytes". */
+const char *pbd_Wire_VarintError(const uint8_t *p, const uint8_t *end);
+
+static inline const uint8_t *pbd_Wire_ReadFixed32(const uint8_t *p, const uint8_t *end,
+                                                  uint32_t *out) {
+  if (end - p < 4) return NULL;
+  *out = (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
+  return p + 4;
+}
+
+static inline const uint8_t *pbd_Wire_ReadFixed64(const uint8_t *p, const uint8_t *end,
+                                                  uint64_t *out) {
+  uint32_t lo = 0, hi = 0;
+  if (end - p < 8) return NULL;
+  pbd_Wire_ReadFixed32(p, end, &lo);
+  pbd_Wire_ReadFixed32(p + 4, end, &hi);
+  *out = (uint64_t)hi << 32 | lo;
+  return p + 8;
+}
+
+/* One field as it stands on the wire. */
+typedef struct {
+  uint32_t number;
+  uint8_t wire_type;     /* pbd_WireType */
+  uint64_t value;        /* varint, fixed32 or fixed64 value */
+  const uint8_t *data;   /* LEN payload or group body (without the end tag) */
+  size_t size;
+  const uint8_t *start;  /* first byte of the tag */
+} pbd_WireField;
+
+/* Reads one field at p (p < end).  A group is read up to its matching end
+ * tag, nested groups within `depth_left` levels.  An end-group tag is
+ * returned as a field of wire type EndGroup (the caller decides whether it
+ * closes something).  Returns the pointer past the field, or NULL with the
+ * status set: truncated or overlong varint, wire type 6 or 7, field number
+ * 0 or over 2^29-1, LEN past the end, unmatched or mismatched end group,
+ * groups nested deeper than the limit. */
+const uint8_t *pbd_Wire_ReadField(const uint8_t *p, const uint8_t *end, const uint8_t *base,
+                                  int depth_left, pbd_WireField *f, pbd_Status *s);
+
+/* ZigZag decoding (sint32/sint64). */
+static inline int64_t pbd_Wire_ZigZagDecode64(uint64_t n) {
+  return (int64_t)(n >> 1) ^ -(int64_t)(n & 1);
+}
+static inline int32_t pbd_Wire_ZigZagDecode32(uint32_t n) {
+  return (int32_t)(n >> 1) ^ -(int32_t)(n & 1);
+}
+
+#ifdef __cplusplus
+}
+#endif
+#endif
