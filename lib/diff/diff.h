@@ -32,7 +32,7 @@ const char *pbd_EditKind_String(pbd_EditKind k);
 
 typedef struct {
   pbd_EditKind kind;
-  const char *path;    /* design.md path syntax; valid during the callback */
+  const char *path;    /* docs/json-format.md path syntax; valid during the callback */
   /* path[0, parent_len) is the path of the message that holds the field
    * (empty for a field of the root), and `parent` its type (NULL without a
    * schema): reporters group edits by it. */

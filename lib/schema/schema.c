@@ -1,5 +1,5 @@
 /* pbdiff — the descriptor loader: our own decoder of FileDescriptorSet bytes
- * (upb is not usable on Debian 12, see docs/design).
+ * (upb is not usable on Debian 12, see docs/architecture.md).
  *
  * Loading happens in two phases, like upb's DefBuilder:
  *   Add       decodes descriptor bytes into build records (names copied into

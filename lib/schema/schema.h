@@ -4,7 +4,7 @@
  * stays valid until pbd_DefPool_Free.  The structs are visible so that the
  * hot path (the tree builder) reads fields directly; treat them as const.
  * The loader is the project's own (upb cannot be built against on Debian 12,
- * see docs/design); this header is the seam where a upb-backed loader could
+ * see docs/architecture.md); this header is the seam where a upb-backed loader could
  * replace it. */
 #ifndef PBD_SCHEMA_H_
 #define PBD_SCHEMA_H_
