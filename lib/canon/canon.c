@@ -352,16 +352,8 @@ static bool add_packed(Ctx *c, Msg *m, const pbd_FieldDef *fd, const pbd_WireFie
 }
 
 static bool add_string(Ctx *c, Msg *m, const pbd_FieldDef *fd, const pbd_WireField *f) {
-  if (fd->validate_utf8) {
-    size_t bad = pbd_Utf8_InvalidAt(f->data, f->size);
-    if (bad != f->size) {
-      pbd_Status_SetErrorAt(c->s, kPbd_Status_BadUtf8, off(c, f->data + bad),
-                            "invalid UTF-8 in string field %s", fd->name);
-      uint32_t k = m->slot_of[fd->index];
-      pbd_FieldDef_PrependPath(fd, fd->number, k ? m->slots[k - 1].count : 0, c->s);
-      return false;
-    }
-  }
+  uint32_t k = m->slot_of[fd->index];
+  if (!pbd_StringValueOk(fd, f, c->buf, k ? m->slots[k - 1].count : 0, c->s)) return false;
   Slot *s = value_slot(c, m, fd);
   if (!s) return false;
   if (fd->is_repeated) {

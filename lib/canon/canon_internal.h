@@ -80,6 +80,20 @@ static inline size_t pbd_Utf8_InvalidAt(const uint8_t *s, size_t n) {
   return n;
 }
 
+/* A string field's value is valid UTF-8 where the schema asks for it
+ * (proto3); else false with the error, at the first bad byte, and the
+ * field's path (element `index` of a repeated field). */
+static inline bool pbd_StringValueOk(const pbd_FieldDef *fd, const pbd_WireField *f,
+                                     const uint8_t *base, uint32_t index, pbd_Status *s) {
+  if (!fd->validate_utf8) return true;
+  size_t bad = pbd_Utf8_InvalidAt(f->data, f->size);
+  if (bad == f->size) return true;
+  pbd_Status_SetErrorAt(s, kPbd_Status_BadUtf8, (size_t)(f->data + bad - base),
+                        "invalid UTF-8 in string field %s", fd->name);
+  pbd_FieldDef_PrependPath(fd, fd->number, index, s);
+  return false;
+}
+
 /* A closed enum value the schema does not know goes to unknown fields, as
  * protobuf readers do (rule 9). */
 static inline bool pbd_EnumValueUnknown(const pbd_FieldDef *fd, uint64_t raw) {

@@ -329,16 +329,9 @@ static bool add_message(Ctx *c, pbd_Message *m, const pbd_FieldDef *fd, const pb
 }
 
 static bool add_string(Ctx *c, pbd_Message *m, const pbd_FieldDef *fd, const pbd_WireField *f) {
-  if (fd->validate_utf8) {
-    size_t bad = pbd_Utf8_InvalidAt(f->data, f->size);
-    if (bad != f->size) {
-      pbd_Status_SetErrorAt(c->s, kPbd_Status_BadUtf8, off(c, f->data + bad),
-                            "invalid UTF-8 in string field %s", fd->name);
-      uint32_t k = ((Builder *)m->builder_)->slot_of[fd->index];
-      prepend_field_path(c, fd, k ? ((Builder *)m->builder_)->fields[k - 1].f.count : 0);
-      return false;
-    }
-  }
+  const Builder *b = m->builder_;
+  uint32_t k = b->slot_of[fd->index];
+  if (!pbd_StringValueOk(fd, f, c->buf, k ? b->fields[k - 1].f.count : 0, c->s)) return false;
   FieldBuild *s = slot_for_value(c, m->builder_, fd);
   if (!s) return false;
   pbd_StrView *v = &s->f.v.strs[s->f.count++];
