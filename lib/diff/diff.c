@@ -9,6 +9,7 @@
  * prove a difference, so the walk goes on and decides by comparing values.
  * Edits go to the caller's callback with the path built in one buffer. */
 #include "diff/diff.h"
+#include "diff/diff_walk.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -21,18 +22,6 @@
 #include "diff/align.h"
 #include "format/format.h"
 
-typedef struct {
-  const pbd_DiffOptions *o;
-  pbd_EditFunc *fn;
-  void *ctx;
-  size_t n;
-  pbd_Buf path;
-  size_t prefix_len;              /* length of o->path_prefix in path */
-  size_t parent_len;              /* path length of the message being walked */
-  const pbd_MessageDef *parent;   /* and its type */
-  bool fuzzy;                     /* tolerance, ignores or partial in force */
-  bool oom;
-} Walk;
 
 /* Similar messages (this share of equal fields or more) in a run of removed
  * and added elements are paired and compared field by field. */
@@ -51,18 +40,18 @@ const char *pbd_EditKind_String(pbd_EditKind k) {
   return "?";
 }
 
-static const pbd_Value kNone = {.kind = kPbd_Value_None};
+const pbd_Value kPbd_DiffNone = {.kind = kPbd_Value_None};
 
-static int emit_at(Walk *w, pbd_EditKind kind, const pbd_Value *l, const pbd_Value *r,
+int dw_emit_at(Walk *w, pbd_EditKind kind, const pbd_Value *l, const pbd_Value *r,
                    int64_t li, int64_t ri) {
   pbd_Edit e = {kind, w->path.data ? w->path.data : "", w->parent_len, w->parent,
-                l ? *l : kNone, r ? *r : kNone, li, ri};
+                l ? *l : kPbd_DiffNone, r ? *r : kPbd_DiffNone, li, ri};
   w->n++;
   return w->fn(w->ctx, &e);
 }
 
-static int emit(Walk *w, pbd_EditKind kind, const pbd_Value *l, const pbd_Value *r) {
-  return emit_at(w, kind, l, r, -1, -1);
+int dw_emit(Walk *w, pbd_EditKind kind, const pbd_Value *l, const pbd_Value *r) {
+  return dw_emit_at(w, kind, l, r, -1, -1);
 }
 
 /* ---- Paths ---------------------------------------------------------------- */
@@ -84,9 +73,9 @@ static void push_field(Walk *w, const pbd_Field *f) {
   }
 }
 
-static void push_index(Walk *w, uint32_t i) { pbd_Buf_Printf(&w->path, "[%u]", i); }
+void dw_push_index(Walk *w, uint32_t i) { pbd_Buf_Printf(&w->path, "[%u]", i); }
 
-static void append_key_value(pbd_Buf *path, const pbd_Value *key) {
+void dw_append_key_value(pbd_Buf *path, const pbd_Value *key) {
   switch (key->kind) {
     case kPbd_Value_String:
     case kPbd_Value_Bytes:
@@ -121,7 +110,7 @@ void pbd_Diff_AppendKeySegment(pbd_Buf *path, const pbd_Value *key) {
       key->kind == kPbd_Value_String || key->kind == kPbd_Value_Bytes ||
       key->kind == kPbd_Value_Bool) {
     if (key->kind == kPbd_Value_Enum) pbd_Buf_Printf(path, "%lld", (long long)key->i);
-    else append_key_value(path, key);
+    else dw_append_key_value(path, key);
   } else {
     pbd_Buf_Printf(path, "%llu", (unsigned long long)key->u);
   }
@@ -159,7 +148,7 @@ static bool glob(const char *p, const char *s) {
 }
 
 /* Whether the path as it stands now is ignored (a pattern matches it). */
-static bool path_ignored(const Walk *w) {
+bool dw_path_ignored(const Walk *w) {
   const char *path = w->path.data + w->prefix_len;
   if (*path == '.') path++;
   for (size_t i = 0; i < w->o->ignore_count; i++) {
@@ -207,7 +196,7 @@ static bool float_equal(const Walk *w, pbd_ValueKind k, uint64_t a, uint64_t b) 
   return d <= margin || d <= fraction * big; /* as MessageDifferencer */
 }
 
-static bool is_message_kind(pbd_ValueKind k) {
+bool dw_is_message_kind(pbd_ValueKind k) {
   return k == kPbd_Value_Message || k == kPbd_Value_LenMessage || k == kPbd_Value_Group;
 }
 
@@ -236,9 +225,9 @@ static bool values_equal(const Walk *w, const pbd_Value *a, const pbd_Value *b) 
 
 /* A 128-bit key per element for alignment and set matching: equal keys for
  * equal values (floats as rule 10 compares them, unless --float-bits). */
-static pbd_Hash128 element_key(const Walk *w, const pbd_Value *v) {
+pbd_Hash128 dw_element_key(const Walk *w, const pbd_Value *v) {
   pbd_Hash128 k = {0, (uint64_t)v->kind << 56};
-  if (is_message_kind(v->kind)) return v->m ? v->m->hash : k;
+  if (dw_is_message_kind(v->kind)) return v->m ? v->m->hash : k;
   if (v->kind == kPbd_Value_String || v->kind == kPbd_Value_Bytes || v->kind == kPbd_Value_Len) {
     XXH128_hash_t h = XXH3_128bits_withSeed(v->s.data, v->s.size, v->kind);
     k.lo = h.low64;
@@ -276,21 +265,21 @@ static bool is_time_value(const pbd_Message *m) {
                     !strcmp(m->def->full_name, "google.protobuf.Duration"));
 }
 
-static int diff_values_at(Walk *w, const pbd_Value *l, const pbd_Value *r, int64_t li,
+int dw_diff_values_at(Walk *w, const pbd_Value *l, const pbd_Value *r, int64_t li,
                           int64_t ri) {
-  if (is_message_kind(l->kind) && l->kind == r->kind && l->m && r->m) {
+  if (dw_is_message_kind(l->kind) && l->kind == r->kind && l->m && r->m) {
     if (is_time_value(l->m) && l->m->def == r->m->def && !w->o->ignore_count) {
       if (pbd_Hash128_Equal(l->m->hash, r->m->hash)) return 0;
-      return emit_at(w, kPbd_Edit_Changed, l, r, li, ri);
+      return dw_emit_at(w, kPbd_Edit_Changed, l, r, li, ri);
     }
     return diff_message(w, l->m, r->m);
   }
   if (values_equal(w, l, r)) return 0;
-  return emit_at(w, kPbd_Edit_Changed, l, r, li, ri);
+  return dw_emit_at(w, kPbd_Edit_Changed, l, r, li, ri);
 }
 
-static int diff_values(Walk *w, const pbd_Value *l, const pbd_Value *r) {
-  return diff_values_at(w, l, r, -1, -1);
+int dw_diff_values(Walk *w, const pbd_Value *l, const pbd_Value *r) {
+  return dw_diff_values_at(w, l, r, -1, -1);
 }
 
 /* Share of equal fields of two messages (1 for two empty ones). */
@@ -316,16 +305,16 @@ static double similarity(const Walk *w, const pbd_Message *a, const pbd_Message 
   return total ? 2.0 * same / total : 1.0;
 }
 
-static bool similar(const Walk *w, const pbd_Value *a, const pbd_Value *b) {
+bool dw_similar(const Walk *w, const pbd_Value *a, const pbd_Value *b) {
   if (a->kind != b->kind) return false;
-  if (!is_message_kind(a->kind)) return true; /* scalars: a replaced value */
+  if (!dw_is_message_kind(a->kind)) return true; /* scalars: a replaced value */
   return similarity(w, a->m, b->m) >= kSimilar;
 }
 
 static int removed_elem(Walk *w, const pbd_Field *f, uint32_t i, size_t mark) {
   pbd_Value v = pbd_Field_Value(f, i);
-  push_index(w, i);
-  int rc = path_ignored(w) ? 0 : emit_at(w, kPbd_Edit_Removed, &v, NULL, i, -1);
+  dw_push_index(w, i);
+  int rc = dw_path_ignored(w) ? 0 : dw_emit_at(w, kPbd_Edit_Removed, &v, NULL, i, -1);
   pbd_Buf_Truncate(&w->path, mark);
   return rc;
 }
@@ -333,8 +322,8 @@ static int removed_elem(Walk *w, const pbd_Field *f, uint32_t i, size_t mark) {
 static int added_elem(Walk *w, const pbd_Field *f, uint32_t j, size_t mark) {
   if (w->o->partial) return 0; /* only what LEFT sets is compared */
   pbd_Value v = pbd_Field_Value(f, j);
-  push_index(w, j);
-  int rc = path_ignored(w) ? 0 : emit_at(w, kPbd_Edit_Added, NULL, &v, -1, j);
+  dw_push_index(w, j);
+  int rc = dw_path_ignored(w) ? 0 : dw_emit_at(w, kPbd_Edit_Added, NULL, &v, -1, j);
   pbd_Buf_Truncate(&w->path, mark);
   return rc;
 }
@@ -342,8 +331,8 @@ static int added_elem(Walk *w, const pbd_Field *f, uint32_t j, size_t mark) {
 static int changed_elem(Walk *w, const pbd_Field *l, uint32_t i, const pbd_Field *r, uint32_t j,
                         size_t mark) {
   pbd_Value a = pbd_Field_Value(l, i), b = pbd_Field_Value(r, j);
-  push_index(w, i);
-  int rc = path_ignored(w) ? 0 : diff_values_at(w, &a, &b, i, j);
+  dw_push_index(w, i);
+  int rc = dw_path_ignored(w) ? 0 : dw_diff_values_at(w, &a, &b, i, j);
   pbd_Buf_Truncate(&w->path, mark);
   return rc;
 }
@@ -375,7 +364,7 @@ static int diff_gap(Walk *w, const pbd_Field *l, uint32_t i0, uint32_t i1, const
     uint32_t found = j1;
     for (uint32_t k = j; k < j1 && k < j + kPairWindow; k++) {
       pbd_Value b = pbd_Field_Value(r, k);
-      if (similar(w, &a, &b)) {
+      if (dw_similar(w, &a, &b)) {
         found = k;
         break;
       }
@@ -400,7 +389,7 @@ static pbd_Hash128 *element_keys(Walk *w, const pbd_Field *f) {
   }
   for (uint32_t i = 0; i < f->count; i++) {
     pbd_Value v = pbd_Field_Value(f, i);
-    k[i] = element_key(w, &v);
+    k[i] = dw_element_key(w, &v);
   }
   return k;
 }
@@ -432,230 +421,6 @@ static int diff_sequence(Walk *w, const pbd_Field *l, const pbd_Field *r) {
   return rc;
 }
 
-/* ---- Sets and keys ------------------------------------------------------------ */
-
-typedef struct {
-  pbd_Hash128 key;
-  uint32_t index;
-  bool taken;
-} Entry;
-
-static int compare_entries(const void *a, const void *b) {
-  const Entry *x = a, *y = b;
-  if (x->key.hi != y->key.hi) return x->key.hi < y->key.hi ? -1 : 1;
-  if (x->key.lo != y->key.lo) return x->key.lo < y->key.lo ? -1 : 1;
-  return (x->index > y->index) - (x->index < y->index); /* stable: in order */
-}
-
-/* The key of a keyed element: the values of its key fields (defaults where
- * unset; every value of a repeated key field, in order), hashed. */
-static pbd_Hash128 key_part(const Walk *w, const pbd_FieldDef *kf, const pbd_Message *m) {
-  const pbd_Field *f = m ? pbd_Message_FindField(m, kf->number) : NULL;
-  if (f && !f->def) f = NULL;
-  if (!kf->is_repeated) {
-    pbd_Value v = f ? pbd_Field_Value(f, 0) : pbd_FieldDef_DefaultValue(kf);
-    return element_key(w, &v);
-  }
-  XXH3_state_t st;
-  XXH3_INITSTATE(&st);
-  XXH3_128bits_reset(&st);
-  uint64_t n = f ? f->count : 0;
-  XXH3_128bits_update(&st, &n, sizeof n);
-  for (uint32_t i = 0; i < n; i++) {
-    pbd_Value v = pbd_Field_Value(f, i);
-    pbd_Hash128 h = element_key(w, &v);
-    uint64_t words[2] = {h.lo, h.hi};
-    XXH3_128bits_update(&st, words, sizeof words);
-  }
-  XXH128_hash_t h = XXH3_128bits_digest(&st);
-  return (pbd_Hash128){h.low64, h.high64};
-}
-
-static pbd_Hash128 element_key_of_fields(const Walk *w, const pbd_MatchRule *rule,
-                                         const pbd_Message *m) {
-  pbd_Hash128 parts[kPbd_MaxKeyFields];
-  for (size_t k = 0; k < rule->key_count; k++) parts[k] = key_part(w, rule->key[k], m);
-  XXH128_hash_t h = XXH3_128bits(parts, sizeof parts[0] * rule->key_count);
-  return (pbd_Hash128){h.low64, h.high64};
-}
-
-/* Pushes `[name="conv1"]` (several key fields comma-separated; a repeated
- * key field with several values as a list: `[output=["a","b"]]`). */
-static void push_key(Walk *w, const pbd_MatchRule *rule, const pbd_Message *m) {
-  pbd_Buf_AppendChar(&w->path, '[');
-  for (size_t k = 0; k < rule->key_count; k++) {
-    const pbd_FieldDef *kf = rule->key[k];
-    const pbd_Field *f = m ? pbd_Message_FindField(m, kf->number) : NULL;
-    if (f && !f->def) f = NULL;
-    if (k) pbd_Buf_AppendChar(&w->path, ',');
-    pbd_Buf_Printf(&w->path, "%s=", kf->name);
-    if (!kf->is_repeated || (f && f->count == 1)) {
-      pbd_Value v = f ? pbd_Field_Value(f, 0) : pbd_FieldDef_DefaultValue(kf);
-      append_key_value(&w->path, &v);
-      continue;
-    }
-    pbd_Buf_AppendChar(&w->path, '[');
-    for (uint32_t i = 0; f && i < f->count; i++) {
-      pbd_Value v = pbd_Field_Value(f, i);
-      if (i) pbd_Buf_AppendChar(&w->path, ',');
-      append_key_value(&w->path, &v);
-    }
-    pbd_Buf_AppendChar(&w->path, ']');
-  }
-  pbd_Buf_AppendChar(&w->path, ']');
-}
-
-static pbd_Hash128 match_key(const Walk *w, const pbd_MatchRule *rule, const pbd_Field *f,
-                             uint32_t i) {
-  pbd_Value v = pbd_Field_Value(f, i);
-  if (rule->kind == kPbd_Match_Key) return element_key_of_fields(w, rule, v.m);
-  return element_key(w, &v);
-}
-
-/* Pushes the segment naming element i of f: its key, or its index. */
-static void push_element(Walk *w, const pbd_MatchRule *rule, const pbd_Field *f, uint32_t i) {
-  if (rule->kind == kPbd_Match_Key) push_key(w, rule, pbd_Field_Value(f, i).m);
-  else push_index(w, i);
-}
-
-/* Rules --repeated-as-set and --key: elements paired by value (a multiset)
- * or by key, through a sorted table, O(n log n); leftovers of a set are
- * paired when similar.  With --report-moves, pairs outside the longest run
- * in the same order on both sides are reported as moved. */
-static int diff_matched(Walk *w, const pbd_MatchRule *rule, const pbd_Field *l,
-                        const pbd_Field *r) {
-  uint32_t n = l->count, m = r->count;
-  Entry *el = malloc(sizeof *el * (n ? n : 1));
-  int64_t *partner = malloc(sizeof *partner * (n ? n : 1));
-  bool *rtaken = calloc(m ? m : 1, sizeof *rtaken);
-  if (!el || !partner || !rtaken) {
-    free(el), free(partner), free(rtaken);
-    w->oom = true;
-    return -1;
-  }
-  for (uint32_t i = 0; i < n; i++) {
-    el[i] = (Entry){match_key(w, rule, l, i), i, false};
-    partner[i] = -1;
-  }
-  qsort(el, n, sizeof *el, compare_entries);
-  /* each RIGHT element takes the first free LEFT element with its key */
-  for (uint32_t j = 0; j < m; j++) {
-    Entry probe = {match_key(w, rule, r, j), 0, false};
-    size_t lo = 0, hi = n;
-    while (lo < hi) {
-      size_t mid = (lo + hi) / 2;
-      if (compare_entries(&el[mid], &probe) < 0) lo = mid + 1;
-      else hi = mid;
-    }
-    for (; lo < n && pbd_Hash128_Equal(el[lo].key, probe.key); lo++) {
-      if (el[lo].taken) continue;
-      el[lo].taken = true;
-      partner[el[lo].index] = j;
-      rtaken[j] = true;
-      break;
-    }
-  }
-  free(el);
-  /* a set's leftovers: similar messages paired in order */
-  if (rule->kind == kPbd_Match_Set) {
-    uint32_t start = 0;
-    for (uint32_t i = 0; i < n; i++) {
-      if (partner[i] >= 0) continue;
-      pbd_Value a = pbd_Field_Value(l, i);
-      for (uint32_t j = start; j < m; j++) {
-        if (rtaken[j]) continue;
-        pbd_Value b = pbd_Field_Value(r, j);
-        if (is_message_kind(a.kind) && similar(w, &a, &b)) {
-          partner[i] = j;
-          rtaken[j] = true;
-          break;
-        }
-      }
-    }
-  }
-  /* moves: pairs outside a longest increasing run of RIGHT positions */
-  bool *stays = NULL;
-  if (w->o->report_moves) {
-    uint32_t *pos = malloc(sizeof *pos * (n ? n : 1));
-    bool *keep = malloc(sizeof *keep * (n ? n : 1));
-    stays = calloc(n ? n : 1, sizeof *stays);
-    size_t k = 0;
-    if (!pos || !keep || !stays) {
-      free(pos), free(keep), free(stays), free(partner), free(rtaken);
-      w->oom = true;
-      return -1;
-    }
-    for (uint32_t i = 0; i < n; i++)
-      if (partner[i] >= 0) pos[k++] = (uint32_t)partner[i];
-    if (!pbd_Align_LongestIncreasing(pos, k, keep)) w->oom = true;
-    k = 0;
-    for (uint32_t i = 0; i < n; i++)
-      if (partner[i] >= 0) stays[i] = keep[k++];
-    free(pos), free(keep);
-  }
-  int rc = 0;
-  size_t mark = w->path.len;
-  for (uint32_t i = 0; i < n && !rc; i++) {
-    pbd_Value a = pbd_Field_Value(l, i);
-    push_element(w, rule, l, i);
-    if (path_ignored(w)) {
-      /* nothing */
-    } else if (partner[i] < 0) {
-      rc = emit_at(w, kPbd_Edit_Removed, &a, NULL, i, -1);
-    } else {
-      uint32_t j = (uint32_t)partner[i];
-      pbd_Value b = pbd_Field_Value(r, j);
-      if (stays && !stays[i]) rc = emit_at(w, kPbd_Edit_Moved, &a, &b, i, j);
-      if (!rc) rc = diff_values_at(w, &a, &b, i, j);
-    }
-    pbd_Buf_Truncate(&w->path, mark);
-  }
-  for (uint32_t j = 0; j < m && !rc; j++) {
-    if (rtaken[j] || w->o->partial) continue;
-    pbd_Value b = pbd_Field_Value(r, j);
-    push_element(w, rule, r, j);
-    if (!path_ignored(w)) rc = emit_at(w, kPbd_Edit_Added, NULL, &b, -1, j);
-    pbd_Buf_Truncate(&w->path, mark);
-  }
-  free(stays), free(partner), free(rtaken);
-  return rc;
-}
-
-/* ---- Maps ----------------------------------------------------------------- */
-
-/* Rule 5: entries paired by key; the path names the key, and a change
- * reports the values. */
-static int diff_map(Walk *w, const pbd_Field *l, const pbd_Field *r) {
-  uint32_t i = 0, j = 0;
-  size_t mark = w->path.len;
-  int rc = 0;
-  while ((i < l->count || j < r->count) && !rc) {
-    const pbd_Message *le = i < l->count ? l->v.msgs[i] : NULL;
-    const pbd_Message *re = j < r->count ? r->v.msgs[j] : NULL;
-    pbd_Value lk = le ? pbd_MapEntry_Part(le, 1) : kNone, rk = re ? pbd_MapEntry_Part(re, 1) : kNone;
-    int c = !le ? 1 : !re ? -1 : pbd_Value_CompareKeys(&lk, &rk);
-    pbd_Diff_AppendKeySegment(&w->path, c <= 0 ? &lk : &rk);
-    bool skip = path_ignored(w);
-    if (c == 0) {
-      if (!skip && !pbd_Hash128_Equal(le->hash, re->hash)) {
-        pbd_Value lv = pbd_MapEntry_Part(le, 2), rv = pbd_MapEntry_Part(re, 2);
-        rc = diff_values(w, &lv, &rv);
-      }
-      i++, j++;
-    } else if (c < 0) {
-      pbd_Value lv = pbd_MapEntry_Part(le, 2);
-      if (!skip) rc = emit(w, kPbd_Edit_Removed, &lv, NULL);
-      i++;
-    } else {
-      pbd_Value rv = pbd_MapEntry_Part(re, 2);
-      if (!skip && !w->o->partial) rc = emit(w, kPbd_Edit_Added, NULL, &rv);
-      j++;
-    }
-    pbd_Buf_Truncate(&w->path, mark);
-  }
-  return rc;
-}
-
 /* ---- Fields --------------------------------------------------------------- */
 
 /* A field present in one tree only (rule 7 decides the kind of edit). */
@@ -674,12 +439,12 @@ static int field_only(Walk *w, const pbd_Field *f, bool in_left) {
         pbd_Diff_AppendKeySegment(&w->path, &k);
         v = pbd_MapEntry_Part(v.m, 2);
       } else if (rule) {
-        push_element(w, rule, f, i);
+        dw_push_element(w, rule, f, i);
       } else {
-        push_index(w, i);
+        dw_push_index(w, i);
       }
-      if (!path_ignored(w))
-        rc = in_left ? emit_at(w, kind, &v, NULL, i, -1) : emit_at(w, kind, NULL, &v, -1, i);
+      if (!dw_path_ignored(w))
+        rc = in_left ? dw_emit_at(w, kind, &v, NULL, i, -1) : dw_emit_at(w, kind, NULL, &v, -1, i);
       pbd_Buf_Truncate(&w->path, mark);
     }
     return rc;
@@ -690,7 +455,7 @@ static int field_only(Walk *w, const pbd_Field *f, bool in_left) {
      * unless a tolerance makes the value equal to the default. */
     pbd_Value d = pbd_FieldDef_DefaultValue(fd);
     if (w->fuzzy && values_equal(w, &v, &d)) return 0;
-    return in_left ? emit(w, kPbd_Edit_Changed, &v, &d) : emit(w, kPbd_Edit_Changed, &d, &v);
+    return in_left ? dw_emit(w, kPbd_Edit_Changed, &v, &d) : dw_emit(w, kPbd_Edit_Changed, &d, &v);
   }
   bool at_default;
   if (v.kind == kPbd_Value_Message) {
@@ -701,7 +466,7 @@ static int field_only(Walk *w, const pbd_Field *f, bool in_left) {
                  (!is_float_kind(v.kind) && values_equal(w, &v, &d));
   }
   if (at_default) kind = kPbd_Edit_Presence;
-  return in_left ? emit(w, kind, &v, NULL) : emit(w, kind, NULL, &v);
+  return in_left ? dw_emit(w, kind, &v, NULL) : dw_emit(w, kind, NULL, &v);
 }
 
 static bool is_singular(const pbd_Field *f) { return f->def && !f->def->is_repeated; }
@@ -711,13 +476,13 @@ static int diff_field(Walk *w, const pbd_Field *l, const pbd_Field *r) {
   /* The two sides' defs differ only across schema versions; then the
    * field is walked as what both sides agree it is, and as a sequence
    * otherwise, so that no value of either side goes unseen. */
-  if (is_map(l) && is_map(r)) return diff_map(w, l, r);
+  if (is_map(l) && is_map(r)) return dw_diff_map(w, l, r);
   if (is_singular(l) && is_singular(r)) {
     pbd_Value a = pbd_Field_Value(l, 0), b = pbd_Field_Value(r, 0);
-    return diff_values(w, &a, &b);
+    return dw_diff_values(w, &a, &b);
   }
   const pbd_MatchRule *rule = rule_for(w, l->def);
-  if (rule && rule->kind != kPbd_Match_Sequence) return diff_matched(w, rule, l, r);
+  if (rule && rule->kind != kPbd_Match_Sequence) return dw_diff_matched(w, rule, l, r);
   return diff_sequence(w, l, r);
 }
 
@@ -738,7 +503,7 @@ static int diff_fields(Walk *w, const pbd_Message *l, const pbd_Message *r) {
     int c = !lf ? 1 : !rf ? -1 : order_fields(lf, rf);
     const pbd_Field *f = c <= 0 ? lf : rf;
     push_field(w, f);
-    bool skip = field_ignored(w, f->def) || path_ignored(w);
+    bool skip = field_ignored(w, f->def) || dw_path_ignored(w);
     if (c == 0) {
       if (!skip) rc = diff_field(w, lf, rf);
       i++, j++;
@@ -830,70 +595,4 @@ int pbd_Diff_RunStream(const pbd_Message *const *left, size_t nleft,
   Walk w;
   walk_begin(&w, opts, fn, ctx);
   return walk_end(&w, diff_sequence(&w, &l, &r), n_edits, s);
-}
-
-/* ---- Rules from text ------------------------------------------------------- */
-
-static const pbd_FieldDef *repeated_field(const pbd_DefPool *pool, const char *name,
-                                          pbd_Status *s) {
-  const pbd_FieldDef *fd = pbd_DefPool_FindFieldByFullName(pool, name);
-  if (!fd) {
-    pbd_Status_SetError(s, kPbd_Status_Usage, "no field %s in the schema (want package.Message.field)",
-                        name);
-    return NULL;
-  }
-  if (!fd->is_repeated || fd->is_map) {
-    pbd_Status_SetError(s, kPbd_Status_Usage, "%s is not a repeated field (maps match by key already)",
-                        name);
-    return NULL;
-  }
-  return fd;
-}
-
-bool pbd_MatchRule_Parse(const pbd_DefPool *pool, pbd_MatchKind kind, const char *spec,
-                         pbd_MatchRule *rule, pbd_Status *s) {
-  memset(rule, 0, sizeof *rule);
-  rule->kind = kind;
-  char name[512];
-  const char *eq = strchr(spec, '=');
-  size_t n = eq && kind == kPbd_Match_Key ? (size_t)(eq - spec) : strlen(spec);
-  if (n >= sizeof name) {
-    pbd_Status_SetError(s, kPbd_Status_Usage, "field name too long: %.60s...", spec);
-    return false;
-  }
-  memcpy(name, spec, n);
-  name[n] = '\0';
-  if (!(rule->field = repeated_field(pool, name, s))) return false;
-  if (kind != kPbd_Match_Key) return true;
-  if (!eq || !eq[1]) {
-    pbd_Status_SetError(s, kPbd_Status_Usage, "--key wants FIELD=SUBFIELD[+SUBFIELD...], not %s",
-                        spec);
-    return false;
-  }
-  const pbd_MessageDef *elem = rule->field->message_type;
-  if (!elem) {
-    pbd_Status_SetError(s, kPbd_Status_Usage, "%s is not a repeated message field", name);
-    return false;
-  }
-  for (const char *p = eq + 1; *p;) {
-    const char *plus = strchr(p, '+');
-    size_t k = plus ? (size_t)(plus - p) : strlen(p);
-    char sub[256];
-    if (k == 0 || k >= sizeof sub || rule->key_count == kPbd_MaxKeyFields) {
-      pbd_Status_SetError(s, kPbd_Status_Usage, "bad key list in %s (at most %d subfields)", spec,
-                          kPbd_MaxKeyFields);
-      return false;
-    }
-    memcpy(sub, p, k);
-    sub[k] = '\0';
-    const pbd_FieldDef *kf = pbd_MessageDef_FindFieldByName(elem, sub);
-    if (!kf || kf->is_map || kf->type == kPbd_Type_Message || kf->type == kPbd_Type_Group) {
-      pbd_Status_SetError(s, kPbd_Status_Usage,
-                          "%s has no scalar field %s to use as a key", elem->full_name, sub);
-      return false;
-    }
-    rule->key[rule->key_count++] = kf;
-    p += k + (plus ? 1 : 0);
-  }
-  return true;
 }

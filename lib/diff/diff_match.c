@@ -1,0 +1,303 @@
+/* pbdiff — repeated fields matched as multisets or by key, maps by key
+ * (diff_walk.h), and match rules read from their command-line form. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define XXH_INLINE_ALL
+#include <xxhash.h>
+
+#include "diff/align.h"
+#include "diff/diff.h"
+#include "diff/diff_walk.h"
+#include "format/format.h"
+
+/* ---- Sets and keys ------------------------------------------------------------ */
+
+typedef struct {
+  pbd_Hash128 key;
+  uint32_t index;
+  bool taken;
+} Entry;
+
+static int compare_entries(const void *a, const void *b) {
+  const Entry *x = a, *y = b;
+  if (x->key.hi != y->key.hi) return x->key.hi < y->key.hi ? -1 : 1;
+  if (x->key.lo != y->key.lo) return x->key.lo < y->key.lo ? -1 : 1;
+  return (x->index > y->index) - (x->index < y->index); /* stable: in order */
+}
+
+/* The key of a keyed element: the values of its key fields (defaults where
+ * unset; every value of a repeated key field, in order), hashed. */
+static pbd_Hash128 key_part(const Walk *w, const pbd_FieldDef *kf, const pbd_Message *m) {
+  const pbd_Field *f = m ? pbd_Message_FindField(m, kf->number) : NULL;
+  if (f && !f->def) f = NULL;
+  if (!kf->is_repeated) {
+    pbd_Value v = f ? pbd_Field_Value(f, 0) : pbd_FieldDef_DefaultValue(kf);
+    return dw_element_key(w, &v);
+  }
+  XXH3_state_t st;
+  XXH3_INITSTATE(&st);
+  XXH3_128bits_reset(&st);
+  uint64_t n = f ? f->count : 0;
+  XXH3_128bits_update(&st, &n, sizeof n);
+  for (uint32_t i = 0; i < n; i++) {
+    pbd_Value v = pbd_Field_Value(f, i);
+    pbd_Hash128 h = dw_element_key(w, &v);
+    uint64_t words[2] = {h.lo, h.hi};
+    XXH3_128bits_update(&st, words, sizeof words);
+  }
+  XXH128_hash_t h = XXH3_128bits_digest(&st);
+  return (pbd_Hash128){h.low64, h.high64};
+}
+
+static pbd_Hash128 element_key_of_fields(const Walk *w, const pbd_MatchRule *rule,
+                                         const pbd_Message *m) {
+  pbd_Hash128 parts[kPbd_MaxKeyFields];
+  for (size_t k = 0; k < rule->key_count; k++) parts[k] = key_part(w, rule->key[k], m);
+  XXH128_hash_t h = XXH3_128bits(parts, sizeof parts[0] * rule->key_count);
+  return (pbd_Hash128){h.low64, h.high64};
+}
+
+/* Pushes `[name="conv1"]` (several key fields comma-separated; a repeated
+ * key field with several values as a list: `[output=["a","b"]]`). */
+static void push_key(Walk *w, const pbd_MatchRule *rule, const pbd_Message *m) {
+  pbd_Buf_AppendChar(&w->path, '[');
+  for (size_t k = 0; k < rule->key_count; k++) {
+    const pbd_FieldDef *kf = rule->key[k];
+    const pbd_Field *f = m ? pbd_Message_FindField(m, kf->number) : NULL;
+    if (f && !f->def) f = NULL;
+    if (k) pbd_Buf_AppendChar(&w->path, ',');
+    pbd_Buf_Printf(&w->path, "%s=", kf->name);
+    if (!kf->is_repeated || (f && f->count == 1)) {
+      pbd_Value v = f ? pbd_Field_Value(f, 0) : pbd_FieldDef_DefaultValue(kf);
+      dw_append_key_value(&w->path, &v);
+      continue;
+    }
+    pbd_Buf_AppendChar(&w->path, '[');
+    for (uint32_t i = 0; f && i < f->count; i++) {
+      pbd_Value v = pbd_Field_Value(f, i);
+      if (i) pbd_Buf_AppendChar(&w->path, ',');
+      dw_append_key_value(&w->path, &v);
+    }
+    pbd_Buf_AppendChar(&w->path, ']');
+  }
+  pbd_Buf_AppendChar(&w->path, ']');
+}
+
+static pbd_Hash128 match_key(const Walk *w, const pbd_MatchRule *rule, const pbd_Field *f,
+                             uint32_t i) {
+  pbd_Value v = pbd_Field_Value(f, i);
+  if (rule->kind == kPbd_Match_Key) return element_key_of_fields(w, rule, v.m);
+  return dw_element_key(w, &v);
+}
+
+/* Pushes the segment naming element i of f: its key, or its index. */
+void dw_push_element(Walk *w, const pbd_MatchRule *rule, const pbd_Field *f, uint32_t i) {
+  if (rule->kind == kPbd_Match_Key) push_key(w, rule, pbd_Field_Value(f, i).m);
+  else dw_push_index(w, i);
+}
+
+/* Rules --repeated-as-set and --key: elements paired by value (a multiset)
+ * or by key, through a sorted table, O(n log n); leftovers of a set are
+ * paired when similar.  With --report-moves, pairs outside the longest run
+ * in the same order on both sides are reported as moved. */
+int dw_diff_matched(Walk *w, const pbd_MatchRule *rule, const pbd_Field *l,
+                        const pbd_Field *r) {
+  uint32_t n = l->count, m = r->count;
+  Entry *el = malloc(sizeof *el * (n ? n : 1));
+  int64_t *partner = malloc(sizeof *partner * (n ? n : 1));
+  bool *rtaken = calloc(m ? m : 1, sizeof *rtaken);
+  if (!el || !partner || !rtaken) {
+    free(el), free(partner), free(rtaken);
+    w->oom = true;
+    return -1;
+  }
+  for (uint32_t i = 0; i < n; i++) {
+    el[i] = (Entry){match_key(w, rule, l, i), i, false};
+    partner[i] = -1;
+  }
+  qsort(el, n, sizeof *el, compare_entries);
+  /* each RIGHT element takes the first free LEFT element with its key */
+  for (uint32_t j = 0; j < m; j++) {
+    Entry probe = {match_key(w, rule, r, j), 0, false};
+    size_t lo = 0, hi = n;
+    while (lo < hi) {
+      size_t mid = (lo + hi) / 2;
+      if (compare_entries(&el[mid], &probe) < 0) lo = mid + 1;
+      else hi = mid;
+    }
+    for (; lo < n && pbd_Hash128_Equal(el[lo].key, probe.key); lo++) {
+      if (el[lo].taken) continue;
+      el[lo].taken = true;
+      partner[el[lo].index] = j;
+      rtaken[j] = true;
+      break;
+    }
+  }
+  free(el);
+  /* a set's leftovers: similar messages paired in order */
+  if (rule->kind == kPbd_Match_Set) {
+    uint32_t start = 0;
+    for (uint32_t i = 0; i < n; i++) {
+      if (partner[i] >= 0) continue;
+      pbd_Value a = pbd_Field_Value(l, i);
+      for (uint32_t j = start; j < m; j++) {
+        if (rtaken[j]) continue;
+        pbd_Value b = pbd_Field_Value(r, j);
+        if (dw_is_message_kind(a.kind) && dw_similar(w, &a, &b)) {
+          partner[i] = j;
+          rtaken[j] = true;
+          break;
+        }
+      }
+    }
+  }
+  /* moves: pairs outside a longest increasing run of RIGHT positions */
+  bool *stays = NULL;
+  if (w->o->report_moves) {
+    uint32_t *pos = malloc(sizeof *pos * (n ? n : 1));
+    bool *keep = malloc(sizeof *keep * (n ? n : 1));
+    stays = calloc(n ? n : 1, sizeof *stays);
+    size_t k = 0;
+    if (!pos || !keep || !stays) {
+      free(pos), free(keep), free(stays), free(partner), free(rtaken);
+      w->oom = true;
+      return -1;
+    }
+    for (uint32_t i = 0; i < n; i++)
+      if (partner[i] >= 0) pos[k++] = (uint32_t)partner[i];
+    if (!pbd_Align_LongestIncreasing(pos, k, keep)) w->oom = true;
+    k = 0;
+    for (uint32_t i = 0; i < n; i++)
+      if (partner[i] >= 0) stays[i] = keep[k++];
+    free(pos), free(keep);
+  }
+  int rc = 0;
+  size_t mark = w->path.len;
+  for (uint32_t i = 0; i < n && !rc; i++) {
+    pbd_Value a = pbd_Field_Value(l, i);
+    dw_push_element(w, rule, l, i);
+    if (dw_path_ignored(w)) {
+      /* nothing */
+    } else if (partner[i] < 0) {
+      rc = dw_emit_at(w, kPbd_Edit_Removed, &a, NULL, i, -1);
+    } else {
+      uint32_t j = (uint32_t)partner[i];
+      pbd_Value b = pbd_Field_Value(r, j);
+      if (stays && !stays[i]) rc = dw_emit_at(w, kPbd_Edit_Moved, &a, &b, i, j);
+      if (!rc) rc = dw_diff_values_at(w, &a, &b, i, j);
+    }
+    pbd_Buf_Truncate(&w->path, mark);
+  }
+  for (uint32_t j = 0; j < m && !rc; j++) {
+    if (rtaken[j] || w->o->partial) continue;
+    pbd_Value b = pbd_Field_Value(r, j);
+    dw_push_element(w, rule, r, j);
+    if (!dw_path_ignored(w)) rc = dw_emit_at(w, kPbd_Edit_Added, NULL, &b, -1, j);
+    pbd_Buf_Truncate(&w->path, mark);
+  }
+  free(stays), free(partner), free(rtaken);
+  return rc;
+}
+
+/* ---- Maps ----------------------------------------------------------------- */
+
+/* Rule 5: entries paired by key; the path names the key, and a change
+ * reports the values. */
+int dw_diff_map(Walk *w, const pbd_Field *l, const pbd_Field *r) {
+  uint32_t i = 0, j = 0;
+  size_t mark = w->path.len;
+  int rc = 0;
+  while ((i < l->count || j < r->count) && !rc) {
+    const pbd_Message *le = i < l->count ? l->v.msgs[i] : NULL;
+    const pbd_Message *re = j < r->count ? r->v.msgs[j] : NULL;
+    pbd_Value lk = le ? pbd_MapEntry_Part(le, 1) : kPbd_DiffNone, rk = re ? pbd_MapEntry_Part(re, 1) : kPbd_DiffNone;
+    int c = !le ? 1 : !re ? -1 : pbd_Value_CompareKeys(&lk, &rk);
+    pbd_Diff_AppendKeySegment(&w->path, c <= 0 ? &lk : &rk);
+    bool skip = dw_path_ignored(w);
+    if (c == 0) {
+      if (!skip && !pbd_Hash128_Equal(le->hash, re->hash)) {
+        pbd_Value lv = pbd_MapEntry_Part(le, 2), rv = pbd_MapEntry_Part(re, 2);
+        rc = dw_diff_values(w, &lv, &rv);
+      }
+      i++, j++;
+    } else if (c < 0) {
+      pbd_Value lv = pbd_MapEntry_Part(le, 2);
+      if (!skip) rc = dw_emit(w, kPbd_Edit_Removed, &lv, NULL);
+      i++;
+    } else {
+      pbd_Value rv = pbd_MapEntry_Part(re, 2);
+      if (!skip && !w->o->partial) rc = dw_emit(w, kPbd_Edit_Added, NULL, &rv);
+      j++;
+    }
+    pbd_Buf_Truncate(&w->path, mark);
+  }
+  return rc;
+}
+
+/* ---- Rules from text ------------------------------------------------------- */
+
+static const pbd_FieldDef *repeated_field(const pbd_DefPool *pool, const char *name,
+                                          pbd_Status *s) {
+  const pbd_FieldDef *fd = pbd_DefPool_FindFieldByFullName(pool, name);
+  if (!fd) {
+    pbd_Status_SetError(s, kPbd_Status_Usage, "no field %s in the schema (want package.Message.field)",
+                        name);
+    return NULL;
+  }
+  if (!fd->is_repeated || fd->is_map) {
+    pbd_Status_SetError(s, kPbd_Status_Usage, "%s is not a repeated field (maps match by key already)",
+                        name);
+    return NULL;
+  }
+  return fd;
+}
+
+bool pbd_MatchRule_Parse(const pbd_DefPool *pool, pbd_MatchKind kind, const char *spec,
+                         pbd_MatchRule *rule, pbd_Status *s) {
+  memset(rule, 0, sizeof *rule);
+  rule->kind = kind;
+  char name[512];
+  const char *eq = strchr(spec, '=');
+  size_t n = eq && kind == kPbd_Match_Key ? (size_t)(eq - spec) : strlen(spec);
+  if (n >= sizeof name) {
+    pbd_Status_SetError(s, kPbd_Status_Usage, "field name too long: %.60s...", spec);
+    return false;
+  }
+  memcpy(name, spec, n);
+  name[n] = '\0';
+  if (!(rule->field = repeated_field(pool, name, s))) return false;
+  if (kind != kPbd_Match_Key) return true;
+  if (!eq || !eq[1]) {
+    pbd_Status_SetError(s, kPbd_Status_Usage, "--key wants FIELD=SUBFIELD[+SUBFIELD...], not %s",
+                        spec);
+    return false;
+  }
+  const pbd_MessageDef *elem = rule->field->message_type;
+  if (!elem) {
+    pbd_Status_SetError(s, kPbd_Status_Usage, "%s is not a repeated message field", name);
+    return false;
+  }
+  for (const char *p = eq + 1; *p;) {
+    const char *plus = strchr(p, '+');
+    size_t k = plus ? (size_t)(plus - p) : strlen(p);
+    char sub[256];
+    if (k == 0 || k >= sizeof sub || rule->key_count == kPbd_MaxKeyFields) {
+      pbd_Status_SetError(s, kPbd_Status_Usage, "bad key list in %s (at most %d subfields)", spec,
+                          kPbd_MaxKeyFields);
+      return false;
+    }
+    memcpy(sub, p, k);
+    sub[k] = '\0';
+    const pbd_FieldDef *kf = pbd_MessageDef_FindFieldByName(elem, sub);
+    if (!kf || kf->is_map || kf->type == kPbd_Type_Message || kf->type == kPbd_Type_Group) {
+      pbd_Status_SetError(s, kPbd_Status_Usage,
+                          "%s has no scalar field %s to use as a key", elem->full_name, sub);
+      return false;
+    }
+    rule->key[rule->key_count++] = kf;
+    p += k + (plus ? 1 : 0);
+  }
+  return true;
+}

@@ -1,0 +1,60 @@
+/* pbdiff — the walk's state and steps shared by its files: diff.c walks
+ * messages and fields, diff_match.c pairs the elements of repeated fields
+ * matched as sets or by key and the entries of maps, and reads match rules
+ * from their command-line form.  Internal to lib/diff. */
+#ifndef PBD_DIFF_WALK_H_
+#define PBD_DIFF_WALK_H_
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "core/base.h"
+#include "diff/diff.h"
+#include "tree/tree.h"
+
+typedef struct {
+  const pbd_DiffOptions *o;
+  pbd_EditFunc *fn;
+  void *ctx;
+  size_t n;
+  pbd_Buf path;
+  size_t prefix_len;              /* length of o->path_prefix in path */
+  size_t parent_len;              /* path length of the message being walked */
+  const pbd_MessageDef *parent;   /* and its type */
+  bool fuzzy;                     /* tolerance, ignores or partial in force */
+  bool oom;
+} Walk;
+
+/* The absent value of an added or removed side. */
+extern const pbd_Value kPbd_DiffNone;
+
+/* diff.c: edits, paths, values. */
+/* Hands one edit to the callback (indices of repeated elements, or -1). */
+int dw_emit_at(Walk *w, pbd_EditKind kind, const pbd_Value *l, const pbd_Value *r, int64_t li,
+               int64_t ri);
+int dw_emit(Walk *w, pbd_EditKind kind, const pbd_Value *l, const pbd_Value *r);
+void dw_push_index(Walk *w, uint32_t i);
+/* A map key as a path segment: ["a"], [5], [true]. */
+void dw_append_key_value(pbd_Buf *path, const pbd_Value *key);
+/* The current path matches an --ignore pattern. */
+bool dw_path_ignored(const Walk *w);
+bool dw_is_message_kind(pbd_ValueKind k);
+/* A 128-bit key per value: equal for values equal under the options. */
+pbd_Hash128 dw_element_key(const Walk *w, const pbd_Value *v);
+/* Two values at the current path: messages walked, the rest compared. */
+int dw_diff_values_at(Walk *w, const pbd_Value *l, const pbd_Value *r, int64_t li, int64_t ri);
+int dw_diff_values(Walk *w, const pbd_Value *l, const pbd_Value *r);
+/* Two elements may be paired as one changed: scalars always, messages when
+ * they share half their fields or more. */
+bool dw_similar(const Walk *w, const pbd_Value *a, const pbd_Value *b);
+
+/* diff_match.c: sets, keys, maps. */
+/* A repeated element's path segment: its key under a rule, else its index. */
+void dw_push_element(Walk *w, const pbd_MatchRule *rule, const pbd_Field *f, uint32_t i);
+/* A repeated field matched by a rule (as a multiset or by key). */
+int dw_diff_matched(Walk *w, const pbd_MatchRule *rule, const pbd_Field *l, const pbd_Field *r);
+/* A map's entries paired by key. */
+int dw_diff_map(Walk *w, const pbd_Field *l, const pbd_Field *r);
+
+#endif
