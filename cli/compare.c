@@ -12,6 +12,7 @@
 #include <zlib.h>
 
 #include "cli.h"
+#include "core/run.h"
 #include "pbdiff.h"
 #include "explain/explain.h"
 #include "inputs/input.h"
@@ -379,20 +380,13 @@ static bool encode_text(const pbd_CliOptions *o, int side, const char *type, con
       if (ends_with(protos->v[i], ".proto")) argv[k++] = protos->v[i];
   }
   argv[k] = NULL;
-  pid_t pid = fork();
-  if (pid == 0) {
-    int fi = open(in, O_RDONLY), fo = open(bin, O_WRONLY | O_TRUNC), fe = open(msgs, O_WRONLY | O_TRUNC);
-    if (fi < 0 || fo < 0 || fe < 0) _exit(127);
-    dup2(fi, 0), dup2(fo, 1), dup2(fe, 2);
-    execvp("protoc", (char *const *)argv);
-    _exit(127);
-  }
-  int st = 0;
-  if (pid < 0 || waitpid(pid, &st, 0) < 0) {
-    fprintf(err, "pbdiff: %s: cannot run protoc\n", name);
-  } else if (WIFEXITED(st) && WEXITSTATUS(st) == 127) {
-    fprintf(err, "pbdiff: %s: cannot run protoc (install protobuf-compiler)\n", name);
-  } else if (!WIFEXITED(st) || WEXITSTATUS(st) != 0) {
+  pbd_RunIo io = {in, bin, msgs, NULL, false};
+  pbd_Status rs;
+  pbd_Status_Clear(&rs);
+  int rc = pbd_Run((char *const *)argv, &io, "protobuf-compiler", &rs);
+  if (rc < 0) {
+    fprintf(err, "pbdiff: %s: %s\n", name, rs.msg);
+  } else if (rc != 0) {
     pbd_Buf m = {0};
     slurp(msgs, &m);
     const char *text = m.data ? m.data : "";

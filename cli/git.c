@@ -37,6 +37,7 @@
 #include <unistd.h>
 
 #include "cli.h"
+#include "core/run.h"
 
 #define SGR_META "\033[1m" /* git's color.diff.meta default */
 #define SGR_RESET "\033[m"
@@ -56,37 +57,14 @@ static bool env_true(const char *name) {
 /* Runs argv (no shell) with standard output into out (at most n-1 bytes,
  * NUL-terminated) and standard error discarded.  The exit status, or -1. */
 static int run_capture(char *const argv[], char *out, size_t n) {
-  int fds[2];
-  out[0] = '\0';
-  if (pipe(fds) != 0) return -1;
-  fflush(stdout);
-  pid_t pid = fork();
-  if (pid < 0) {
-    close(fds[0]);
-    close(fds[1]);
-    return -1;
-  }
-  if (pid == 0) {
-    int devnull = open("/dev/null", O_RDWR);
-    dup2(fds[1], STDOUT_FILENO);
-    if (devnull >= 0) dup2(devnull, STDERR_FILENO), dup2(devnull, STDIN_FILENO);
-    close(fds[0]);
-    close(fds[1]);
-    execvp(argv[0], argv);
-    _exit(127);
-  }
-  close(fds[1]);
-  size_t len = 0;
-  ssize_t k;
-  char sink[256];
-  while ((k = read(fds[0], len + 1 < n ? out + len : sink,
-                   len + 1 < n ? n - 1 - len : sizeof sink)) > 0)
-    if (len + 1 < n) len += (size_t)k;
+  pbd_Buf b = {0};
+  pbd_RunIo io = {.capture = &b, .quiet = true};
+  int rc = pbd_Run(argv, &io, NULL, NULL);
+  size_t len = b.len < n - 1 ? b.len : n - 1;
+  if (len) memcpy(out, b.data, len);
   out[len] = '\0';
-  close(fds[0]);
-  int st;
-  if (waitpid(pid, &st, 0) < 0 || !WIFEXITED(st)) return -1;
-  return WEXITSTATUS(st);
+  pbd_Buf_Free(&b);
+  return rc;
 }
 
 /* Whether to colour: --color=always/never as given; otherwise (auto) only

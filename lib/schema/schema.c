@@ -28,6 +28,7 @@
 #include <xxhash.h>
 
 #include "core/arena.h"
+#include "core/run.h"
 #include "schema/schema_pool.h"
 #include "wire/wire.h"
 
@@ -194,49 +195,12 @@ static bool dir_covers(const char *dir, const char *proto) {
   return strncmp(dir, proto, n) == 0 && proto[n] == '/';
 }
 
-/* Runs argv[0] from PATH without a shell and waits for it.  A failed exec
- * is told apart from a failing program through a close-on-exec pipe. */
+/* Runs protoc (core/run.h): false with the status when it cannot run or
+ * fails (its own messages went to standard error). */
 static bool run_protoc(char *const argv[], const char *what, pbd_Status *s) {
-  int pfd[2];
-  if (pipe(pfd) != 0) {
-    pbd_Status_SetError(s, kPbd_Status_Io, "cannot run protoc: %s", strerror(errno));
-    return false;
-  }
-  fcntl(pfd[0], F_SETFD, FD_CLOEXEC);
-  fcntl(pfd[1], F_SETFD, FD_CLOEXEC);
-  pid_t pid = fork();
-  if (pid < 0) {
-    int e = errno;
-    close(pfd[0]);
-    close(pfd[1]);
-    pbd_Status_SetError(s, kPbd_Status_Io, "cannot run protoc: %s", strerror(e));
-    return false;
-  }
-  if (pid == 0) {
-    close(pfd[0]);
-    execvp(argv[0], argv);
-    int e = errno;
-    if (write(pfd[1], &e, sizeof e) < 0) _exit(127);
-    _exit(127);
-  }
-  close(pfd[1]);
-  int exec_errno = 0;
-  ssize_t k;
-  do k = read(pfd[0], &exec_errno, sizeof exec_errno);
-  while (k < 0 && errno == EINTR);
-  close(pfd[0]);
-  int status;
-  pid_t w;
-  do w = waitpid(pid, &status, 0);
-  while (w < 0 && errno == EINTR);
-  if (k == (ssize_t)sizeof exec_errno) {
-    if (exec_errno == ENOENT)
-      pbd_Status_SetError(s, kPbd_Status_Io, "cannot run protoc (install protobuf-compiler)");
-    else
-      pbd_Status_SetError(s, kPbd_Status_Io, "cannot run protoc: %s", strerror(exec_errno));
-    return false;
-  }
-  if (w < 0 || !WIFEXITED(status) || WEXITSTATUS(status) != 0) {
+  int rc = pbd_Run(argv, NULL, "protobuf-compiler", s);
+  if (rc < 0) return false;
+  if (rc != 0) {
     pbd_Status_SetError(s, kPbd_Status_BadSchema, "protoc failed on %.300s", what);
     return false;
   }
