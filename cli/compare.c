@@ -669,7 +669,7 @@ int pbd_Cli_ComparePair(const pbd_CliOptions *o, const char *lpath, const char *
       co.ignore_unknown = o->tree.ignore_unknown;
       co.strict = o->tree.strict;
       co.max_depth = o->tree.max_depth;
-      co.hash_seed = o->tree.hash_seed;
+      co.hash_seed = o->tree.hash_seed; /* 0: the library draws a random one per pair */
       co.parallel = !o->recursive && sysconf(_SC_NPROCESSORS_ONLN) > 1;
       co.diff = ls.diff;
       pbd_CompareInput li = {l.data, l.size, o->delimited, l.begin, l.end, l.nmsgs};

@@ -12,7 +12,6 @@
 static int compare_command(int argc, char **argv) {
   pbd_CliOptions o;
   int first = pbd_Cli_ParseOptions(argc, argv, kPbd_Cmd_Compare, &o);
-  o.tree.hash_seed = pbd_RandomSeed(); /* crafted collisions cannot pass a CI gate */
   int nargs = argc - first;
   /* git's external-diff forms: 7 operands, 9 for a rename or copy, and 1
    * (the path alone) for an unmerged path */
