@@ -87,15 +87,15 @@ build-fuzz/fuzz.desc: testdata/proto/sem3.proto testdata/proto/sem2.proto
 build-fuzz/fuzz_compare: fuzz/fuzz_compare.c $(LIB_SRC) $(LIB_HDR)
 	@mkdir -p build-fuzz
 	clang -std=c11 -g -O1 -Ilib -D_POSIX_C_SOURCE=200809L -D_DEFAULT_SOURCE \
-	  -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all -o $@ fuzz/fuzz_compare.c $(LIB_SRC) -lxxhash -lm
+	  -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all -o $@ fuzz/fuzz_compare.c $(LIB_SRC) -lxxhash -lz -lm
 build-fuzz/fuzz_jsonpb: fuzz/fuzz_jsonpb.c $(LIB_SRC) $(LIB_HDR)
 	@mkdir -p build-fuzz
 	clang -std=c11 -g -O1 -Ilib -D_POSIX_C_SOURCE=200809L -D_DEFAULT_SOURCE \
-	  -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all -o $@ fuzz/fuzz_jsonpb.c $(LIB_SRC) -lxxhash -lm
+	  -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all -o $@ fuzz/fuzz_jsonpb.c $(LIB_SRC) -lxxhash -lz -lm
 build-fuzz/fuzz_canon: fuzz/fuzz_canon.c $(LIB_SRC) $(LIB_HDR)
 	@mkdir -p build-fuzz
 	clang -std=c11 -g -O1 -Ilib -D_POSIX_C_SOURCE=200809L -D_DEFAULT_SOURCE \
-	  -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all -o $@ fuzz/fuzz_canon.c $(LIB_SRC) -lxxhash -lm
+	  -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all -o $@ fuzz/fuzz_canon.c $(LIB_SRC) -lxxhash -lz -lm
 # Every harness, FUZZ_SECONDS each.
 fuzz: build-fuzz/fuzz_compare build-fuzz/fuzz_jsonpb build-fuzz/fuzz_canon build-fuzz/fuzz.desc
 	@mkdir -p build-fuzz/corpus build-fuzz/corpus-json build-fuzz/corpus-canon

@@ -9,10 +9,10 @@
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
-#include <zlib.h>
 
 #include "cli.h"
 #include "core/run.h"
+#include "inputs/decode.h"
 #include "pbdiff.h"
 #include "explain/explain.h"
 #include "inputs/input.h"
@@ -234,53 +234,7 @@ void pbd_Cli_FreeSchema(pbd_CliSchema *s) {
 
 /* ---- Inputs ---------------------------------------------------------------- */
 
-static bool is_gzip(const uint8_t *p, size_t n) { return n >= 2 && p[0] == 0x1f && p[1] == 0x8b; }
 
-/* Inflates a gzip member (or several, concatenated) into buf. */
-static bool gunzip(const uint8_t *p, size_t n, pbd_Buf *buf, const char *name, FILE *err) {
-  z_stream z;
-  memset(&z, 0, sizeof z);
-  if (inflateInit2(&z, 15 + 16) != Z_OK) {
-    fprintf(err, "pbdiff: %s: cannot start gzip decoding\n", name);
-    return false;
-  }
-  size_t in_done = 0;
-  int rc = Z_OK;
-  char chunk[1 << 16];
-  while (in_done < n || rc != Z_STREAM_END) {
-    size_t take = n - in_done > (1u << 30) ? (1u << 30) : n - in_done;
-    z.next_in = (Bytef *)(p + in_done);
-    z.avail_in = (uInt)take;
-    do {
-      z.next_out = (Bytef *)chunk;
-      z.avail_out = sizeof chunk;
-      rc = inflate(&z, Z_NO_FLUSH);
-      if (rc != Z_OK && rc != Z_STREAM_END) {
-        fprintf(err, "pbdiff: %s: bad gzip data at byte %zu (%s)\n", name,
-                in_done + (take - z.avail_in), z.msg ? z.msg : "corrupt");
-        inflateEnd(&z);
-        return false;
-      }
-      pbd_Buf_Append(buf, chunk, sizeof chunk - z.avail_out);
-    } while (z.avail_out == 0 && rc != Z_STREAM_END);
-    in_done += take - z.avail_in;
-    if (rc == Z_STREAM_END) {
-      if (in_done >= n) break;
-      inflateReset(&z); /* another member follows */
-      rc = Z_OK;
-    } else if (take == 0 || (z.avail_in == 0 && in_done >= n)) {
-      fprintf(err, "pbdiff: %s: gzip data cut short at byte %zu\n", name, n);
-      inflateEnd(&z);
-      return false;
-    }
-  }
-  inflateEnd(&z);
-  if (buf->oom) {
-    fprintf(err, "pbdiff: %s: out of memory decompressing\n", name);
-    return false;
-  }
-  return true;
-}
 
 static pbd_InputFormat guess_format(const char *name) {
   if (ends_with(name, ".textproto") || ends_with(name, ".txtpb") || ends_with(name, ".pbtxt"))
@@ -418,41 +372,6 @@ done:
 }
 
 /* Splits a delimited stream into message spans. */
-static bool split_delimited(pbd_CliInput *in, pbd_Status *s) {
-  const uint8_t *p = in->data, *end = in->data + in->size;
-  size_t cap = 0;
-  while (p < end) {
-    uint64_t len;
-    const uint8_t *q = pbd_Wire_ReadVarint(p, end, &len);
-    if (!q) {
-      pbd_Status_SetErrorAt(s, kPbd_Status_Malformed, (size_t)(p - in->data),
-                            "%s in length prefix of message %zu", pbd_Wire_VarintError(p, end),
-                            in->nmsgs);
-      return false;
-    }
-    if (len > (uint64_t)(end - q)) {
-      pbd_Status_SetErrorAt(s, kPbd_Status_Malformed, (size_t)(p - in->data),
-                            "message %zu of %llu bytes runs past the end (only %zu left)",
-                            in->nmsgs, (unsigned long long)len, (size_t)(end - q));
-      return false;
-    }
-    if (in->nmsgs == cap) {
-      cap = cap ? cap * 2 : 16;
-      size_t *nb = realloc(in->begin, sizeof *nb * cap), *ne = nb ? realloc(in->end, sizeof *ne * cap) : NULL;
-      if (nb) in->begin = nb;
-      if (!nb || !ne) {
-        pbd_Status_SetError(s, kPbd_Status_OutOfMemory, "out of memory");
-        return false;
-      }
-      in->end = ne;
-    }
-    in->begin[in->nmsgs] = (size_t)(q - in->data);
-    in->end[in->nmsgs] = (size_t)(q - in->data + len);
-    in->nmsgs++;
-    p = q + len;
-  }
-  return true;
-}
 
 bool pbd_Cli_ReadInput(const pbd_CliOptions *o, const pbd_CliSchema *schema, int side,
                        const char *path, const char *display, pbd_InputFormat format,
@@ -476,8 +395,11 @@ bool pbd_Cli_ReadInput(const pbd_CliOptions *o, const pbd_CliSchema *schema, int
   in->name = display ? display : pbd_Input_DisplayName(raw);
   in->data = raw->data;
   in->size = raw->size;
-  if (is_gzip(in->data, in->size)) {
-    if (!gunzip(in->data, in->size, owned, in->name, err)) return false;
+  if (pbd_Input_IsGzip(in->data, in->size)) {
+    if (!pbd_Input_Gunzip(in->data, in->size, owned, &s)) {
+      pbd_Cli_PrintStatus(err, in->name, &s);
+      return false;
+    }
     in->data = (const uint8_t *)(owned->data ? owned->data : "");
     in->size = owned->len;
   }
@@ -524,7 +446,7 @@ bool pbd_Cli_ReadInput(const pbd_CliOptions *o, const pbd_CliSchema *schema, int
     return false;
   }
   if (o->delimited) {
-    if (!split_delimited(in, &s)) {
+    if (!pbd_Input_SplitDelimited(in->data, in->size, &in->begin, &in->end, &in->nmsgs, &s)) {
       pbd_Cli_PrintStatus(err, in->name, &s);
       return false;
     }

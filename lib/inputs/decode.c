@@ -1,0 +1,94 @@
+/* pbdiff — input bytes before they are protobuf (decode.h): gzip inflated,
+ * a stream of varint length-prefixed messages split. */
+#include "inputs/decode.h"
+
+#include <stdlib.h>
+#include <string.h>
+#include <zlib.h>
+
+#include "wire/wire.h"
+
+bool pbd_Input_IsGzip(const uint8_t *p, size_t n) { return n >= 2 && p[0] == 0x1f && p[1] == 0x8b; }
+
+bool pbd_Input_Gunzip(const uint8_t *p, size_t n, pbd_Buf *buf, pbd_Status *s) {
+  z_stream z;
+  memset(&z, 0, sizeof z);
+  if (inflateInit2(&z, 15 + 16) != Z_OK) {
+    pbd_Status_SetError(s, kPbd_Status_Io, "cannot start gzip decoding");
+    return false;
+  }
+  size_t in_done = 0;
+  int rc = Z_OK;
+  char chunk[1 << 16];
+  while (in_done < n || rc != Z_STREAM_END) {
+    size_t take = n - in_done > (1u << 30) ? (1u << 30) : n - in_done;
+    z.next_in = (Bytef *)(p + in_done);
+    z.avail_in = (uInt)take;
+    do {
+      z.next_out = (Bytef *)chunk;
+      z.avail_out = sizeof chunk;
+      rc = inflate(&z, Z_NO_FLUSH);
+      if (rc != Z_OK && rc != Z_STREAM_END) {
+        pbd_Status_SetError(s, kPbd_Status_Malformed, "bad gzip data at byte %zu (%s)",
+                            in_done + (take - z.avail_in), z.msg ? z.msg : "corrupt");
+        inflateEnd(&z);
+        return false;
+      }
+      pbd_Buf_Append(buf, chunk, sizeof chunk - z.avail_out);
+    } while (z.avail_out == 0 && rc != Z_STREAM_END);
+    in_done += take - z.avail_in;
+    if (rc == Z_STREAM_END) {
+      if (in_done >= n) break;
+      inflateReset(&z); /* another member follows */
+      rc = Z_OK;
+    } else if (take == 0 || (z.avail_in == 0 && in_done >= n)) {
+      pbd_Status_SetError(s, kPbd_Status_Malformed, "gzip data cut short at byte %zu", n);
+      inflateEnd(&z);
+      return false;
+    }
+  }
+  inflateEnd(&z);
+  if (buf->oom) {
+    pbd_Status_SetError(s, kPbd_Status_OutOfMemory, "out of memory decompressing");
+    return false;
+  }
+  return true;
+}
+
+bool pbd_Input_SplitDelimited(const uint8_t *data, size_t size, size_t **begin, size_t **end_out,
+                              size_t *count, pbd_Status *s) {
+  const uint8_t *p = data, *end = data + size;
+  *count = 0;
+  size_t cap = 0;
+  while (p < end) {
+    uint64_t len;
+    const uint8_t *q = pbd_Wire_ReadVarint(p, end, &len);
+    if (!q) {
+      pbd_Status_SetErrorAt(s, kPbd_Status_Malformed, (size_t)(p - data),
+                            "%s in length prefix of message %zu", pbd_Wire_VarintError(p, end),
+                            *count);
+      return false;
+    }
+    if (len > (uint64_t)(end - q)) {
+      pbd_Status_SetErrorAt(s, kPbd_Status_Malformed, (size_t)(p - data),
+                            "message %zu of %llu bytes runs past the end (only %zu left)",
+                            *count, (unsigned long long)len, (size_t)(end - q));
+      return false;
+    }
+    if (*count == cap) {
+      cap = cap ? cap * 2 : 16;
+      size_t *nb = realloc(*begin, sizeof *nb * cap), *ne = nb ? realloc(*end_out, sizeof *ne * cap) : NULL;
+      if (nb) *begin = nb;
+      if (!nb || !ne) {
+        pbd_Status_SetError(s, kPbd_Status_OutOfMemory, "out of memory");
+        return false;
+      }
+      *end_out = ne;
+    }
+    (*begin)[*count] = (size_t)(q - data);
+    (*end_out)[*count] = (size_t)(q - data + len);
+    (*count)++;
+    p = q + len;
+  }
+  return true;
+}

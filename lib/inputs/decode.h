@@ -1,0 +1,31 @@
+/* pbdiff — input bytes before they are protobuf: gzip inflated, streams of
+ * varint length-prefixed messages (--delimited) split into messages.  Errors
+ * go to the status; the caller names the input. */
+#ifndef PBD_DECODE_H_
+#define PBD_DECODE_H_
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "core/base.h"
+#include "core/status.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* The bytes begin with gzip's magic number. */
+bool pbd_Input_IsGzip(const uint8_t *p, size_t n);
+/* Inflates a gzip member (or several, concatenated) into buf. */
+bool pbd_Input_Gunzip(const uint8_t *p, size_t n, pbd_Buf *buf, pbd_Status *s);
+/* Splits data[0, size) into varint length-prefixed messages: *count ranges
+ * data[(*begin)[i], (*end)[i]) in malloc'd arrays (the caller frees them,
+ * also on failure).  Errors name the message and the byte offset. */
+bool pbd_Input_SplitDelimited(const uint8_t *data, size_t size, size_t **begin, size_t **end,
+                              size_t *count, pbd_Status *s);
+
+#ifdef __cplusplus
+}
+#endif
+#endif
