@@ -24,62 +24,16 @@
 
 #include "pbdiff.h"
 #include "testutil.h"
+#include "tu_cli.h"
 
-/* ---- fixtures: the sandbox of tests/testutil.h ------------------------------- */
-
-static void suite_setup(void) {
-  static const char *const descs[] = {"proto/sem3.proto", "sem3.desc", "proto/sem2.proto", "sem2.desc", NULL};
-  tu_sandbox_open("cathash", descs);
-}
-
-static void suite_teardown(void) { tu_sandbox_close(); }
-static void test_setup(void) { tu_sandbox_test_begin(); }
-static void test_teardown(void) { tu_sandbox_test_end(); }
-
-typedef tu_Run Run;
-
-#define PB(...) tu_sh("\"$P\" " __VA_ARGS__)
-
-#define S3 "-s ../sem3.desc -t sem3.M "
-#define S3REC "-s ../sem3.desc -t sem3.Rec "
-#define S2 "-s ../sem2.desc -t sem2.M "
-#define ONNX_PROTO "/usr/include/onnx/onnx.proto"
-#define ONNX_NODE "/usr/share/libonnx-testdata/data/node/"
+TU_CLI_FIXTURES("cathash", "proto/sem3.proto", "sem3.desc", "proto/sem2.proto", "sem2.desc")
 #define PROTOC_ONNX "protoc -I/usr/include " ONNX_PROTO
 #define ENC3 "protoc --encode=sem3.M -I \"$R/testdata/proto\" -I /usr/include \"$R/testdata/proto/sem3.proto\""
 
-/* Writes the bytes given in hex to NAME in the test's directory. */
-static void put(const char *name, const char *hex) {
-  size_t n;
-  uint8_t *b = tu_hex(hex, &n);
-  char path[256];
-  snprintf(path, sizeof path, "%s/%s", tu_sandbox_dir(), name);
-  FILE *f = fopen(path, "wb");
-  ck_assert_ptr_nonnull(f);
-  ck_assert_uint_eq(fwrite(b, 1, n, f), n);
-  ck_assert_int_eq(fclose(f), 0);
-  free(b);
-}
 
-/* Status and exact stdout; stderr must be empty. */
-#define EXPECT(r, status, stdout_text)                                                      \
-  do {                                                                                     \
-    const Run *r_ = (r);                                                                   \
-    ck_assert_msg(r_->rc == (status) && strcmp(r_->out, (stdout_text)) == 0 &&             \
-                      r_->err[0] == '\0',                                                  \
-                  "status %d (want %d)\nstdout: [%.3000s]\n  want: [%.3000s]\nstderr: [%.1500s]", \
-                  r_->rc, (status), r_->out, (stdout_text), r_->err);                      \
-  } while (0)
 
 /* Trouble: status 2, exact stdout and stderr. */
-#define EXPECT_TROUBLE(r, stdout_text, stderr_text)                                         \
-  do {                                                                                     \
-    const Run *r_ = (r);                                                                   \
-    ck_assert_msg(r_->rc == 2 && strcmp(r_->out, (stdout_text)) == 0 &&                    \
-                      strcmp(r_->err, (stderr_text)) == 0,                                 \
-                  "status %d (want 2)\nstdout: [%.1500s]\n  want: [%.1500s]\nstderr: [%.1500s]\n" \
-                  "  want: [%.1500s]", r_->rc, r_->out, (stdout_text), r_->err, (stderr_text)); \
-  } while (0)
+#define EXPECT_TROUBLE(r, stdout_text, stderr_text) EXPECT2(r, 2, stdout_text, stderr_text)
 
 /* `pbdiff cat OPTS FILE`, which must succeed; its output (malloc'd). */
 static char *cat_of(const char *opts, const char *file) {
@@ -991,7 +945,6 @@ START_TEST(onnx_models) {
   /* an edited value */
   ck_assert_int_eq(tu_sh("awk '/dim_value: 28/ { if (++k == 1) sub(/28/, \"29\") } { print }' m.txt | "
                       PROTOC_ONNX " --encode=onnx.ModelProto > e.onnx")->rc, 0);
-#define ONNX_MODEL "--proto " ONNX_PROTO " -t onnx.ModelProto"
   char *h = hash_of(ONNX_MODEL, "orig.onnx");
   char *hr = hash_of(ONNX_MODEL, "re.onnx");
   char *hs = hash_of(ONNX_MODEL, "split.onnx");

@@ -19,73 +19,15 @@
 
 #include "pbdiff.h"
 #include "testutil.h"
+#include "tu_cli.h"
 
-/* ---- fixtures: the sandbox of tests/testutil.h ------------------------------- */
-
-static void suite_setup(void) {
-  static const char *const descs[] = {"proto/sem3.proto", "sem3.desc", "proto/sem2.proto", "sem2.desc", NULL};
-  tu_sandbox_open("cli", descs);
-}
-
-static void suite_teardown(void) { tu_sandbox_close(); }
-static void test_setup(void) { tu_sandbox_test_begin(); }
-static void test_teardown(void) { tu_sandbox_test_end(); }
-
-typedef tu_Run Run;
-
-/* Runs `pbdiff ARGS` (ARGS in shell syntax) in the test's directory. */
-#define PB(...) tu_sh("\"$P\" " __VA_ARGS__)
-
-/* Schema options for the sem3/sem2 test schemas (from the test directory). */
-#define S3 "-s ../sem3.desc -t sem3.M "
-#define S3REC "-s ../sem3.desc -t sem3.Rec "
-#define S2 "-s ../sem2.desc -t sem2.M "
-#define ONNX_PROTO "/usr/include/onnx/onnx.proto"
-#define ONNX_NODE "/usr/share/libonnx-testdata/data/node/"
-#define ONNX_MODEL "--proto " ONNX_PROTO " -t onnx.ModelProto "
+TU_CLI_FIXTURES("cli", "proto/sem3.proto", "sem3.desc", "proto/sem2.proto", "sem2.desc")
 #define PROTOC_ONNX "protoc -I/usr/include " ONNX_PROTO
 #define ENC3 "protoc --encode=sem3.M -I \"$R/testdata/proto\" -I /usr/include \"$R/testdata/proto/sem3.proto\""
 
-/* Writes the bytes given in hex to NAME in the test's directory. */
-static void put(const char *name, const char *hex) {
-  size_t n;
-  uint8_t *b = tu_hex(hex, &n);
-  char path[256];
-  snprintf(path, sizeof path, "%s/%s", tu_sandbox_dir(), name);
-  FILE *f = fopen(path, "wb");
-  ck_assert_ptr_nonnull(f);
-  ck_assert_uint_eq(fwrite(b, 1, n, f), n);
-  ck_assert_int_eq(fclose(f), 0);
-  free(b);
-}
 
-static void put_bytes(const char *name, const void *data, size_t n) {
-  char path[256];
-  snprintf(path, sizeof path, "%s/%s", tu_sandbox_dir(), name);
-  FILE *f = fopen(path, "wb");
-  ck_assert_ptr_nonnull(f);
-  ck_assert_uint_eq(fwrite(data, 1, n, f), n);
-  ck_assert_int_eq(fclose(f), 0);
-}
 
-/* Status and exact stdout; stderr must be empty. */
-#define EXPECT(r, status, stdout_text)                                                       \
-  do {                                                                                      \
-    const Run *r_ = (r);                                                                    \
-    ck_assert_msg(r_->rc == (status) && strcmp(r_->out, (stdout_text)) == 0 &&              \
-                      r_->err[0] == '\0',                                                   \
-                  "status %d (want %d)\nstdout: [%.1500s]\n  want: [%.1500s]\nstderr: [%.1500s]", r_->rc,  \
-                  (status), r_->out, (stdout_text), r_->err);                               \
-  } while (0)
 
-/* Trouble: status 2, nothing on stdout, stderr exactly the given text. */
-#define EXPECT_STDERR(r, stderr_text)                                                          \
-  do {                                                                                        \
-    const Run *r_ = (r);                                                                      \
-    ck_assert_msg(r_->rc == 2 && r_->out[0] == '\0' && strcmp(r_->err, (stderr_text)) == 0,   \
-                  "status %d (want 2)\nstdout: [%.1500s] (want empty)\nstderr: [%.1500s]\n  want: [%.1500s]", \
-                  r_->rc, r_->out, r_->err, (stderr_text));                                   \
-  } while (0)
 
 /* An input or schema error: one line "pbdiff: MSG". */
 #define EXPECT_ERROR(r, msg) EXPECT_STDERR(r, "pbdiff: " msg "\n")

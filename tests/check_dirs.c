@@ -23,65 +23,15 @@
 
 #include "pbdiff.h"
 #include "testutil.h"
+#include "tu_cli.h"
 
-/* ---- fixtures: the sandbox of tests/testutil.h ------------------------------- */
+TU_CLI_FIXTURES("dirs", "proto/sem3.proto", "sem3.desc", "dirs/api.proto", "api.desc")
 
-static void suite_setup(void) {
-  static const char *const descs[] = {"proto/sem3.proto", "sem3.desc", "dirs/api.proto", "api.desc", NULL};
-  tu_sandbox_open("dirs", descs);
-}
-
-static void suite_teardown(void) { tu_sandbox_close(); }
-static void test_setup(void) { tu_sandbox_test_begin(); }
-static void test_teardown(void) { tu_sandbox_test_end(); }
-
-typedef tu_Run Run;
-
-#define PB(...) tu_sh("\"$P\" " __VA_ARGS__)
-#define S3 "-s ../sem3.desc -t sem3.M "
 #define API "-s ../api.desc -t acme.api.Response "
 
-/* Status, exact stdout and exact stderr. */
-#define EXPECT2(r, status, stdout_text, stderr_text)                                           \
-  do {                                                                                        \
-    const Run *r_ = (r);                                                                      \
-    ck_assert_msg(r_->rc == (status) && strcmp(r_->out, (stdout_text)) == 0 &&                \
-                      strcmp(r_->err, (stderr_text)) == 0,                                    \
-                  "status %d (want %d)\nstdout: [%.3000s]\n  want: [%.3000s]\nstderr: [%.1500s]\n  want: [%.1500s]", \
-                  r_->rc, (status), r_->out, (stdout_text), r_->err, (stderr_text));          \
-  } while (0)
-/* Status and exact stdout; stderr must be empty. */
-#define EXPECT(r, status, stdout_text) EXPECT2(r, status, stdout_text, "")
 
-/* mkdir -p for the directories of a path under the test's directory. */
-static void make_parents(const char *name) {
-  char path[PATH_MAX];
-  snprintf(path, sizeof path, "%s/%s", tu_sandbox_dir(), name);
-  for (char *p = path + strlen(tu_sandbox_dir()) + 1; *p; p++) {
-    if (*p != '/') continue;
-    *p = '\0';
-    ck_assert_msg(mkdir(path, 0755) == 0 || errno == EEXIST, "mkdir %s", path);
-    *p = '/';
-  }
-}
 
-static void put_bytes(const char *name, const void *data, size_t n) {
-  make_parents(name);
-  char path[PATH_MAX];
-  snprintf(path, sizeof path, "%s/%s", tu_sandbox_dir(), name);
-  FILE *f = fopen(path, "wb");
-  ck_assert_msg(f != NULL, "cannot write %s", path);
-  ck_assert_uint_eq(fwrite(data, 1, n, f), n);
-  ck_assert_int_eq(fclose(f), 0);
-}
 
-/* Writes the bytes given in hex to NAME (parent directories made). */
-static void put(const char *name, const char *hex) {
-  size_t n;
-  uint8_t *b = tu_hex(hex, &n);
-  put_bytes(name, b, n);
-  free(b);
-}
 
 static char *slurp(const char *name) {
   char path[PATH_MAX];

@@ -6,6 +6,7 @@
 #include "report.h"
 
 #include <check.h>
+#include <errno.h>
 #include <limits.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -299,4 +300,26 @@ char *tu_report(int fmt, const void *opts, const pbd_Edit *edits, size_t n, bool
   pbd_Reporter_Free(r);
   fclose(out);
   return text;
+}
+
+void tu_put_bytes(const char *name, const void *data, size_t n) {
+  char path[PATH_MAX];
+  snprintf(path, sizeof path, "%s/%s", tu_sandbox_dir(), name);
+  for (char *p = path + strlen(tu_sandbox_dir()) + 1; *p; p++) { /* mkdir -p */
+    if (*p != '/') continue;
+    *p = '\0';
+    ck_assert_msg(mkdir(path, 0755) == 0 || errno == EEXIST, "mkdir %s", path);
+    *p = '/';
+  }
+  FILE *f = fopen(path, "wb");
+  ck_assert_msg(f != NULL, "cannot write %s", path);
+  ck_assert_uint_eq(fwrite(data, 1, n, f), n);
+  ck_assert_int_eq(fclose(f), 0);
+}
+
+void tu_put_hex(const char *name, const char *hex) {
+  size_t n;
+  uint8_t *b = tu_hex(hex, &n);
+  tu_put_bytes(name, b, n);
+  free(b);
 }

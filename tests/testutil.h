@@ -77,6 +77,10 @@ const char *tu_sandbox_root(void); /* the source root, absolute */
 /* Runs the shell command (printf-formatted) in the test's directory; the
  * result stays valid until the next call. */
 const tu_Run *tu_sh(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* Writes bytes (or the bytes given in hex) to NAME in the test's directory,
+ * making its parent directories; fails the test when it cannot. */
+void tu_put_bytes(const char *name, const void *data, size_t n);
+void tu_put_hex(const char *name, const char *hex);
 /* rm -rf, also of directories a test made unreadable. */
 void tu_rm_rf(const char *dir);
 
