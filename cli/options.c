@@ -284,14 +284,10 @@ int pbd_Cli_ParseOptions(int argc, char **argv, pbd_Command cmd, pbd_CliOptions 
       case kOptFormat:
         if (cmd != kPbd_Cmd_Compare) {
           o->left_format = o->right_format = parse_input_format(optarg);
-        } else if (strcmp(optarg, "text") == 0) {
-          o->format = kPbd_Report_Text;
-        } else if (strcmp(optarg, "json") == 0) {
-          o->format = kPbd_Report_Json;
-        } else if (strcmp(optarg, "junit") == 0) {
-          o->format = kPbd_Report_Junit; /* the test case is named by main.c */
-        } else {
-          die_usage("unknown format '%s' (use text, json or junit)", optarg);
+        } else if (!pbd_Report_FormatByName(optarg, &o->format)) {
+          char msg[256];
+          snprintf(msg, sizeof msg, "unknown format '%%s' (use %s)", pbd_Report_FormatNames());
+          die_usage(msg, optarg);
         }
         break;
       case kOptLeftFormat: o->left_format = parse_input_format(optarg); break;

@@ -34,6 +34,7 @@ typedef struct {
 
 struct pbd_Reporter {
   pbd_ReportFormat fmt;
+  const struct Format *f; /* the format's functions (kFormats) */
   FILE *out;
   pbd_ReportOptions o;
   char *left_name, *right_name; /* owned copies of o.left_name, o.right_name */
@@ -90,10 +91,25 @@ static char *dup_or_null(const char *s, bool *failed) {
   return d;
 }
 
+/* Each output format: its name (--format), whether --stat and colour apply,
+ * and its steps (the table kFormats is below them). */
+struct Format {
+  const char *name;
+  bool stat, color;
+  bool (*begin)(pbd_Reporter *r);                  /* NULL: nothing to prepare */
+  int (*edit)(pbd_Reporter *r, const pbd_Edit *e); /* one difference */
+  void (*finish)(pbd_Reporter *r, bool equal);     /* the report's end */
+  bool (*close)(pbd_Reporter *r, bool equal);      /* out to the caller's stream */
+};
+
+static const struct Format *format_of(pbd_ReportFormat fmt);
+
 pbd_Reporter *(pbd_Reporter_New)(pbd_ReportFormat fmt, FILE *out, const pbd_ReportOptions *opts) {
-  pbd_Reporter *r = calloc(1, sizeof *r);
+  const struct Format *f = format_of(fmt);
+  pbd_Reporter *r = f ? calloc(1, sizeof *r) : NULL;
   if (!r) return NULL;
   r->fmt = fmt;
+  r->f = f;
   r->out = out;
   if (opts) r->o = *opts;
   bool failed = false;
@@ -101,19 +117,9 @@ pbd_Reporter *(pbd_Reporter_New)(pbd_ReportFormat fmt, FILE *out, const pbd_Repo
   r->right_name = dup_or_null(r->o.right_name, &failed);
   r->o.left_name = r->left_name;
   r->o.right_name = r->right_name;
-  if (fmt == kPbd_Report_Json) {
-    r->o.stat = false;
-    r->o.color = false;
-  }
-  if (fmt == kPbd_Report_Junit) {
-    r->o.color = false;
-    r->test_name = dup_or_null(r->o.test_name, &failed);
-    r->o.test_name = r->test_name;
-    r->final_out = out;
-    r->out = open_memstream(&r->junit_text, &r->junit_len);
-    if (!r->out) failed = true;
-  }
-  if (failed) {
+  if (!f->stat) r->o.stat = false;
+  if (!f->color) r->o.color = false;
+  if (failed || (f->begin && !f->begin(r))) {
     pbd_Reporter_Free(r);
     return NULL;
   }
@@ -536,6 +542,73 @@ static bool junit_finish(pbd_Reporter *r, bool equal) {
   return ok;
 }
 
+/* The text report goes to a memory stream; Finish wraps it in XML. */
+static bool junit_begin(pbd_Reporter *r) {
+  bool failed = false;
+  r->test_name = dup_or_null(r->o.test_name, &failed);
+  r->o.test_name = r->test_name;
+  r->final_out = r->out;
+  r->out = open_memstream(&r->junit_text, &r->junit_len);
+  return !failed && r->out;
+}
+
+/* ---- formats ----------------------------------------------------------------------- */
+
+/* What ends a text report: the counts (stat) or how many were not shown. */
+static void text_end(pbd_Reporter *r, bool equal) {
+  (void)equal;
+  if (r->o.stat) {
+    stat_write(r);
+  } else if (r->total > r->shown) {
+    size_t k = r->total - r->shown;
+    fprintf(r->out, "... and %zu more difference%s\n", k, k == 1 ? "" : "s");
+  }
+}
+
+static void text_finish(pbd_Reporter *r, bool equal) {
+  text_end(r, equal);
+  if (r->explain_text.len) fwrite(r->explain_text.data, 1, r->explain_text.len, r->out);
+}
+
+/* Flushes what a format wrote to the caller's stream. */
+static bool flush_out(pbd_Reporter *r, bool equal) {
+  (void)equal;
+  return fflush(r->out) == 0 && !r->failed && !ferror(r->out);
+}
+
+
+/* A new format is its functions and one row here. */
+static const struct Format kFormats[] = {
+    [kPbd_Report_Text] = {"text", true, true, NULL, text_edit, text_finish, flush_out},
+    [kPbd_Report_Json] = {"json", false, false, NULL, json_edit, json_finish, flush_out},
+    [kPbd_Report_Junit] = {"junit", true, false, junit_begin, text_edit, text_end, junit_finish},
+};
+enum { kFormatCount = sizeof kFormats / sizeof kFormats[0] };
+
+static const struct Format *format_of(pbd_ReportFormat fmt) {
+  return (unsigned)fmt < kFormatCount ? &kFormats[fmt] : NULL;
+}
+
+bool pbd_Report_FormatByName(const char *name, pbd_ReportFormat *fmt) {
+  for (size_t i = 0; i < kFormatCount; i++) {
+    if (strcmp(kFormats[i].name, name) == 0) {
+      *fmt = (pbd_ReportFormat)i;
+      return true;
+    }
+  }
+  return false;
+}
+
+const char *pbd_Report_FormatNames(void) {
+  static char names[128];
+  if (!names[0]) {
+    for (size_t i = 0; i < kFormatCount; i++)
+      snprintf(names + strlen(names), sizeof names - strlen(names), "%s%s",
+               i == 0 ? "" : i + 1 == kFormatCount ? " or " : ", ", kFormats[i].name);
+  }
+  return names;
+}
+
 /* ---- entry points ------------------------------------------------------------------ */
 
 int pbd_Reporter_Edit(void *reporter, const pbd_Edit *e) {
@@ -545,27 +618,14 @@ int pbd_Reporter_Edit(void *reporter, const pbd_Edit *e) {
   if ((unsigned)e->kind < kKinds) r->counts[e->kind]++;
   if (r->o.stat) return stat_edit(r, e);
   if (r->o.max_diffs && r->shown >= r->o.max_diffs) return 0;
-  int rc = r->fmt == kPbd_Report_Json ? json_edit(r, e) : text_edit(r, e);
+  int rc = r->f->edit(r, e);
   if (rc == 0) r->shown++;
   return rc;
 }
 
 bool pbd_Reporter_Finish(pbd_Reporter *r, bool equal) {
-  if (!r->failed) {
-    if (r->fmt == kPbd_Report_Json) {
-      json_finish(r, equal);
-    } else if (r->o.stat) {
-      stat_write(r);
-    } else if (r->total > r->shown) {
-      size_t k = r->total - r->shown;
-      fprintf(r->out, "... and %zu more difference%s\n", k, k == 1 ? "" : "s");
-    }
-    if (r->fmt == kPbd_Report_Text && r->explain_text.len)
-      fwrite(r->explain_text.data, 1, r->explain_text.len, r->out);
-  }
-  if (r->fmt == kPbd_Report_Junit) return junit_finish(r, equal);
-  if (fflush(r->out) != 0) return false;
-  return !r->failed && !ferror(r->out);
+  if (!r->failed) r->f->finish(r, equal);
+  return r->f->close(r, equal);
 }
 
 void pbd_Reporter_Explain(pbd_Reporter *r, const char *text, const char *json) {
@@ -578,7 +638,7 @@ void pbd_Reporter_Explain(pbd_Reporter *r, const char *text, const char *json) {
 
 void pbd_Reporter_Free(pbd_Reporter *r) {
   if (!r) return;
-  if (r->fmt == kPbd_Report_Junit && r->out) fclose(r->out);
+  if (r->final_out && r->out) fclose(r->out); /* a format's own stream (junit) */
   free(r->junit_text);
   free(r->test_name);
   pbd_Buf_Free(&r->explain_text);

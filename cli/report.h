@@ -111,6 +111,11 @@ bool pbd_Report_ColorModeValid(const char *mode);
  * no-color.org asks of command-line options. */
 bool pbd_Report_ShouldColor(const char *mode, int fd);
 
+/* The format named `name` ("text", "json", "junit"); false when none is. */
+bool pbd_Report_FormatByName(const char *name, pbd_ReportFormat *fmt);
+/* The names of the formats, for messages: "text, json or junit". */
+const char *pbd_Report_FormatNames(void);
+
 typedef struct pbd_Reporter pbd_Reporter;
 
 /* A reporter writing to `out` (not closed by the reporter), with options
