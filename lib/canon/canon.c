@@ -260,15 +260,9 @@ static bool record_unknown(Ctx *c, Msg *m, const pbd_WireField *f) {
   /* --strict and --ignore-unknown concern a schema's messages; inside a
    * message no schema describes, every field is unknown by nature (and is
    * only reached when neither option stopped its parent field). */
-  if (m->def) {
-    if (c->o->strict) {
-      pbd_Status_SetErrorAt(c->s, kPbd_Status_UnknownField, off(c, f->start),
-                            "unknown field %u (wire type %u) refused by --strict", f->number,
-                            f->wire_type);
-      return false;
-    }
-    if (c->o->ignore_unknown) return true;
-  }
+  bool keep;
+  if (!pbd_UnknownFieldAllowed(m->def != NULL, c->o, f, c->buf, &keep, c->s)) return false;
+  if (!keep) return true;
   switch (f->wire_type) {
     case kPbd_WireType_Varint: return add_unknown_value(c, m, f->number, kPbd_Value_Varint, f->value);
     case kPbd_WireType_Fixed32: return add_unknown_value(c, m, f->number, kPbd_Value_Fixed32, f->value);
@@ -308,14 +302,9 @@ static bool record_unknown(Ctx *c, Msg *m, const pbd_WireField *f) {
 
 static bool add_scalar(Ctx *c, Msg *m, const pbd_FieldDef *fd, uint64_t raw) {
   if (pbd_EnumValueUnknown(fd, raw)) {
-    if (c->o->strict) {
-      pbd_Status_SetError(c->s, kPbd_Status_UnknownField,
-                          "value %lld of closed enum %s refused by --strict",
-                          (long long)(int32_t)raw, fd->enum_type->full_name);
-      return false;
-    }
-    if (c->o->ignore_unknown) return true;
-    return add_unknown_value(c, m, fd->number, kPbd_Value_Varint, raw);
+    bool keep;
+    if (!pbd_UnknownEnumAllowed(true, c->o, fd, raw, &keep, c->s)) return false;
+    return !keep || add_unknown_value(c, m, fd->number, kPbd_Value_Varint, raw);
   }
   if (c->validate) return true;
   Slot *s = value_slot(c, m, fd);

@@ -3,9 +3,8 @@
 
 /* ---- Public ------------------------------------------------------------------ */
 
-static Ctx new_ctx(const pbd_MessageDef *type, const uint8_t *buf, const pbd_TreeOptions *o,
-                   pbd_Arena *scratch, pbd_Status *s) {
-  (void)type;
+static Ctx new_ctx(const uint8_t *buf, const pbd_TreeOptions *o, pbd_Arena *scratch,
+                   pbd_Status *s) {
   Ctx c;
   memset(&c, 0, sizeof c);
   c.buf = buf;
@@ -17,16 +16,19 @@ static Ctx new_ctx(const pbd_MessageDef *type, const uint8_t *buf, const pbd_Tre
   return c;
 }
 
-bool pbd_Canon_Hash(const pbd_MessageDef *type, const uint8_t *buf, size_t begin, size_t end,
-                    const pbd_TreeOptions *o, pbd_HashCache *cache, pbd_Hash128 *out,
-                    pbd_Status *s) {
+/* One whole message buf[begin, end), hashed (into a cache when given) or
+ * only checked, with working memory of its own. */
+static bool read_root(const pbd_MessageDef *type, const uint8_t *buf, size_t begin, size_t end,
+                      const pbd_TreeOptions *o, pbd_HashCache *cache, bool validate,
+                      pbd_Hash128 *out, pbd_Status *s) {
   pbd_Arena *scratch = pbd_Arena_New();
   if (!scratch) {
     pbd_Status_SetError(s, kPbd_Status_OutOfMemory, "out of memory");
     return false;
   }
-  Ctx c = new_ctx(type, buf, o, scratch, s);
+  Ctx c = new_ctx(buf, o, scratch, s);
   c.record = cache;
+  c.validate = validate;
   pbd_Part part = {buf + begin, end - begin};
   Result r;
   bool ok = pbd_CanonPass_HashMessage(&c, type, &part, 1, 0, &r);
@@ -36,22 +38,17 @@ bool pbd_Canon_Hash(const pbd_MessageDef *type, const uint8_t *buf, size_t begin
   return ok;
 }
 
+bool pbd_Canon_Hash(const pbd_MessageDef *type, const uint8_t *buf, size_t begin, size_t end,
+                    const pbd_TreeOptions *o, pbd_HashCache *cache, pbd_Hash128 *out,
+                    pbd_Status *s) {
+  return read_root(type, buf, begin, end, o, cache, false, out, s);
+}
+
 bool pbd_Canon_Validate(const pbd_MessageDef *type, const uint8_t *buf, size_t begin, size_t end,
                         const pbd_TreeOptions *o, pbd_Status *s) {
   if (pbd_Canon_QuickCheck(type, buf + begin, buf + end, o)) return true;
   /* an error is possible: the careful reading finds it and says where */
-  pbd_Arena *scratch = pbd_Arena_New();
-  if (!scratch) {
-    pbd_Status_SetError(s, kPbd_Status_OutOfMemory, "out of memory");
-    return false;
-  }
-  Ctx c = new_ctx(type, buf, o, scratch, s);
-  c.validate = true;
-  pbd_Part part = {buf + begin, end - begin};
-  bool ok = pbd_CanonPass_HashMessage(&c, type, &part, 1, 0, &(Result){0});
-  pbd_CanonPass_FreeFrames(&c);
-  pbd_Arena_Free(scratch);
-  return ok;
+  return read_root(type, buf, begin, end, o, NULL, true, NULL, s);
 }
 
 /* ---- A hasher kept for many calls (shallow trees) ---------------------------- */
@@ -64,7 +61,7 @@ pbd_Hasher *pbd_Hasher_New(const uint8_t *buf, const pbd_TreeOptions *o,
                            const pbd_HashCache *cache) {
   pbd_Hasher *h = calloc(1, sizeof *h);
   if (!h) return NULL;
-  h->c = new_ctx(NULL, buf, o, pbd_Arena_New(), NULL);
+  h->c = new_ctx(buf, o, pbd_Arena_New(), NULL);
   h->c.lookup = cache;
   if (!h->c.scratch) {
     free(h);
@@ -101,7 +98,7 @@ bool pbd_Hasher_TryUnknown(pbd_Hasher *h, const uint8_t *data, size_t size, int 
 static bool begin_call(Ctx *c, const uint8_t *buf, const pbd_TreeOptions *o,
                        const pbd_HashCache *cache, pbd_Arena *scratch, int depth,
                        pbd_Status *s) {
-  *c = new_ctx(NULL, buf, o, scratch ? scratch : pbd_Arena_New(), s);
+  *c = new_ctx(buf, o, scratch ? scratch : pbd_Arena_New(), s);
   c->lookup = cache;
   c->base_depth = depth;
   if (!c->scratch) return oom(c);

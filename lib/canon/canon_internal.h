@@ -94,6 +94,41 @@ static inline bool pbd_StringValueOk(const pbd_FieldDef *fd, const pbd_WireField
   return false;
 }
 
+/* Rule 6 under --strict and --ignore-unknown, for an unknown field of a
+ * message the schema describes (in_schema): false with the status when
+ * refused; else *keep says whether it is kept (not under --ignore-unknown). */
+static inline bool pbd_UnknownFieldAllowed(bool in_schema, const pbd_TreeOptions *o,
+                                           const pbd_WireField *f, const uint8_t *base,
+                                           bool *keep, pbd_Status *s) {
+  *keep = true;
+  if (!in_schema) return true;
+  if (o->strict) {
+    pbd_Status_SetErrorAt(s, kPbd_Status_UnknownField, (size_t)(f->start - base),
+                          "unknown field %u (wire type %u) refused by --strict", f->number,
+                          f->wire_type);
+    return false;
+  }
+  *keep = !o->ignore_unknown;
+  return true;
+}
+
+/* Rule 9 under the same options: a closed-enum value the schema does not
+ * know is refused (false, the status set), dropped or kept (*keep) as an
+ * unknown varint. */
+static inline bool pbd_UnknownEnumAllowed(bool in_schema, const pbd_TreeOptions *o,
+                                          const pbd_FieldDef *fd, uint64_t raw, bool *keep,
+                                          pbd_Status *s) {
+  *keep = true;
+  if (o->strict && in_schema) {
+    pbd_Status_SetError(s, kPbd_Status_UnknownField,
+                        "value %lld of closed enum %s refused by --strict",
+                        (long long)(int32_t)raw, fd->enum_type->full_name);
+    return false;
+  }
+  *keep = !o->ignore_unknown;
+  return true;
+}
+
 /* A closed enum value the schema does not know goes to unknown fields, as
  * protobuf readers do (rule 9). */
 static inline bool pbd_EnumValueUnknown(const pbd_FieldDef *fd, uint64_t raw) {

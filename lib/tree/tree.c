@@ -33,18 +33,23 @@ static bool kind_is_str(pbd_ValueKind k) { return pbd_ValueKind_IsStr(k); }
 
 /* ---- Builders ------------------------------------------------------------- */
 
-pbd_Message *pbd_TreeBuild_NewMessage(Ctx *c, const pbd_MessageDef *def) {
-  pbd_Message *m = pbd_Arena_Calloc(c->a, sizeof *m);
+bool pbd_TreeBuild_StartMessage(Ctx *c, pbd_Message *m) {
   Builder *b = pbd_Arena_Calloc(c->scratch, sizeof *b);
-  if (!m || !b) return NULL;
-  if (def && def->field_count) {
-    b->slot_of = pbd_Arena_Calloc(c->scratch, sizeof(uint32_t) * def->field_count);
-    if (!b->slot_of) return NULL;
+  if (!b) return false;
+  if (m->def && m->def->field_count) {
+    b->slot_of = pbd_Arena_Calloc(c->scratch, sizeof(uint32_t) * m->def->field_count);
+    if (!b->slot_of) return false;
   }
-  m->def = def;
   m->builder_ = b;
   m->building_ = true;
-  return m;
+  return true;
+}
+
+pbd_Message *pbd_TreeBuild_NewMessage(Ctx *c, const pbd_MessageDef *def) {
+  pbd_Message *m = pbd_Arena_Calloc(c->a, sizeof *m);
+  if (!m) return NULL;
+  m->def = def;
+  return pbd_TreeBuild_StartMessage(c, m) ? m : NULL;
 }
 
 static FieldBuild *get_slot(Ctx *c, Builder *b, const pbd_FieldDef *fd) {
@@ -152,15 +157,9 @@ static pbd_Message *try_parse_unknown_message(Ctx *c, const uint8_t *p, size_t n
 
 static bool record_unknown(Ctx *c, pbd_Message *m, const pbd_WireField *f, int depth) {
   Builder *b = m->builder_;
-  if (!c->schemaless) {
-    if (c->o->strict) {
-      pbd_Status_SetErrorAt(c->s, kPbd_Status_UnknownField, off(c, f->start),
-                            "unknown field %u (wire type %u) refused by --strict", f->number,
-                            f->wire_type);
-      return false;
-    }
-    if (c->o->ignore_unknown) return true;
-  }
+  bool keep;
+  if (!pbd_UnknownFieldAllowed(!c->schemaless, c->o, f, c->buf, &keep, c->s)) return false;
+  if (!keep) return true;
   pbd_UnknownValue v;
   memset(&v, 0, sizeof v);
   switch (f->wire_type) {
@@ -210,13 +209,9 @@ static bool enum_value_unknown(const pbd_FieldDef *fd, uint64_t raw) {
 
 static bool add_scalar(Ctx *c, pbd_Message *m, const pbd_FieldDef *fd, uint64_t raw) {
   if (enum_value_unknown(fd, raw)) {
-    if (c->o->strict && !c->schemaless) {
-      pbd_Status_SetError(c->s, kPbd_Status_UnknownField,
-                          "value %lld of closed enum %s refused by --strict",
-                          (long long)(int32_t)raw, fd->enum_type->full_name);
-      return false;
-    }
-    if (c->o->ignore_unknown) return true;
+    bool keep;
+    if (!pbd_UnknownEnumAllowed(!c->schemaless, c->o, fd, raw, &keep, c->s)) return false;
+    if (!keep) return true;
     pbd_UnknownValue v = {.kind = kPbd_Value_Varint, .u = raw};
     return add_unknown(c, m->builder_, fd->number, v);
   }

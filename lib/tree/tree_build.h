@@ -78,6 +78,8 @@ typedef struct pbd_Unread {
 Ctx pbd_TreeBuild_NewCtx(const pbd_MessageDef *type, const uint8_t *buf,
                          const pbd_TreeOptions *opts, pbd_Arena *arena, pbd_Status *s);
 pbd_Message *pbd_TreeBuild_NewMessage(Ctx *c, const pbd_MessageDef *def);
+/* Gives a message (its def set) an empty builder in scratch memory. */
+bool pbd_TreeBuild_StartMessage(Ctx *c, pbd_Message *m);
 bool pbd_TreeBuild_ParseFields(Ctx *c, pbd_Message *m, const uint8_t *p, const uint8_t *end,
                                int depth);
 bool pbd_TreeBuild_FinishMessage(Ctx *c, pbd_Message *m, int depth);

@@ -148,16 +148,7 @@ static void read_level(pbd_Message *m) {
   c.s = &s;
   m->unread_ = NULL;
   m->any_payload_ = NULL;
-  Builder *b = pbd_Arena_Calloc(t->scratch, sizeof *b);
-  bool ok = b != NULL;
-  if (ok && m->def && m->def->field_count) {
-    b->slot_of = pbd_Arena_Calloc(t->scratch, sizeof(uint32_t) * m->def->field_count);
-    ok = b->slot_of != NULL;
-  }
-  if (ok) {
-    m->builder_ = b;
-    m->building_ = true;
-  }
+  bool ok = pbd_TreeBuild_StartMessage(&c, m);
   for (uint32_t i = 0; ok && i < u->nparts; i++)
     ok = pbd_TreeBuild_ParseFields(&c, m, u->parts[i].data, u->parts[i].data + u->parts[i].size, u->depth);
   ok = ok && pbd_TreeBuild_FinishMessage(&c, m, u->depth);
