@@ -46,6 +46,7 @@ struct pbd_Reporter {
   /* text: the group (parent) of the last written difference */
   bool have_group;
   pbd_Buf group;
+  pbd_Buf path;     /* the edit's path as text, parent part first */
   const pbd_MessageDef *group_type;
   bool names_written;
   /* stat: fields in order of first appearance, and a hash table over them */
@@ -168,10 +169,17 @@ static void names_lines(pbd_Reporter *r, pbd_Buf *b) {
   }
 }
 
-/* The length of the edit's parent path, within the path. */
-static size_t parent_length(const pbd_Edit *e, const char *path) {
-  size_t n = strlen(path);
-  return e->parent_len < n ? e->parent_len : n;
+/* Writes the edit's path as text into r->path and returns it; *plen is
+ * the length of its parent part (a prefix of it). */
+static const char *path_text(pbd_Reporter *r, const pbd_Edit *e, size_t *plen) {
+  pbd_Buf_Truncate(&r->path, 0);
+  pbd_Buf_AppendStr(&r->path, "");
+  size_t n = e->path ? e->path->count : 0;
+  size_t pc = e->parent_count < n ? e->parent_count : n;
+  if (e->path) pbd_Path_Format(&r->path, e->path, 0, pc);
+  *plen = r->path.len;
+  if (e->path) pbd_Path_Format(&r->path, e->path, pc, n);
+  return r->path.oom ? "" : r->path.data;
 }
 
 static void append_counts(pbd_Reporter *r, pbd_Buf *b, const size_t *counts) {
@@ -203,8 +211,8 @@ static int flush_line(pbd_Reporter *r, pbd_Buf *b) {
 static int text_edit(pbd_Reporter *r, const pbd_Edit *e) {
   pbd_Buf *b = &r->line;
   pbd_Buf_Truncate(b, 0);
-  const char *path = e->path ? e->path : "";
-  size_t plen = parent_length(e, path);
+  size_t plen;
+  const char *path = path_text(r, e, &plen);
   names_lines(r, b);
   if (!r->have_group || r->group.len != plen || memcmp(r->group.data, path, plen) != 0 ||
       r->group_type != e->parent) {
@@ -263,35 +271,28 @@ static int text_edit(pbd_Reporter *r, const pbd_Edit *e) {
 
 /* ---- stat ---------------------------------------------------------------------- */
 
-/* The top-level field of a path as report.h describes it: [begin, end). */
-static void top_field(const char *path, const char **begin, size_t *len) {
-  const char *p = path;
-  if (p[0] == '[' && isdigit((unsigned char)p[1])) { /* a stream index */
-    const char *q = p + 1;
-    while (isdigit((unsigned char)*q)) q++;
-    if (*q == ']') {
-      if (q[1] == '\0') {
-        *begin = "(messages)";
-        *len = strlen(*begin);
-        return;
-      }
-      p = q[1] == '.' ? q + 2 : q + 1;
+/* The top-level field of a path as report.h describes it, in r->path. */
+static void top_field(pbd_Reporter *r, const pbd_Path *p, const char **name, size_t *len) {
+  size_t n = p ? p->count : 0, first = 0;
+  if (n > 0 && p->segs[0].kind == kPbd_Seg_Index) { /* a stream's message */
+    if (n == 1) {
+      *name = "(messages)";
+      *len = strlen(*name);
+      return;
     }
+    first = 1;
   }
-  if (*p == '\0') {
-    *begin = ".";
+  if (first == n) {
+    *name = ".";
     *len = 1;
     return;
   }
-  const char *q = p;
-  if (*q == '[') { /* an extension: [full.name] */
-    const char *close = strchr(q, ']');
-    q = close ? close + 1 : q + strlen(q);
-  } else {
-    while (*q && *q != '.' && *q != '[') q++;
-  }
-  *begin = p;
-  *len = (size_t)(q - p);
+  pbd_Buf_Truncate(&r->path, 0);
+  pbd_Path_Format(&r->path, p, first, first + 1);
+  const char *t = r->path.oom ? "" : r->path.data;
+  if (*t == '.') t++;
+  *name = t;
+  *len = strlen(t);
 }
 
 static bool stat_grow_table(pbd_Reporter *r) {
@@ -347,7 +348,7 @@ static StatField *stat_field(pbd_Reporter *r, const char *name, size_t len) {
 static int stat_edit(pbd_Reporter *r, const pbd_Edit *e) {
   const char *name;
   size_t len;
-  top_field(e->path ? e->path : "", &name, &len);
+  top_field(r, e->path, &name, &len);
   StatField *f = stat_field(r, name, len);
   if (!f) {
     r->failed = true;
@@ -384,7 +385,8 @@ static void json_str(pbd_Buf *b, const char *s, size_t n) { pbd_Format_JsonStrin
 static int json_edit(pbd_Reporter *r, const pbd_Edit *e) {
   pbd_Buf *b = &r->entries;
   if (r->shown > 0) pbd_Buf_AppendStr(b, ",\n");
-  const char *path = e->path ? e->path : "";
+  size_t plen;
+  const char *path = path_text(r, e, &plen);
   pbd_Buf_AppendStr(b, "  {\"path\": ");
   json_str(b, path, strlen(path));
   pbd_Buf_AppendStr(b, ", \"kind\": ");
@@ -402,7 +404,7 @@ static int json_edit(pbd_Reporter *r, const pbd_Edit *e) {
   if (e->right_index >= 0)
     pbd_Buf_Printf(b, ", \"right_index\": %lld", (long long)e->right_index);
   pbd_Buf_AppendStr(b, ", \"parent\": ");
-  json_str(b, path, parent_length(e, path));
+  json_str(b, path, plen);
   pbd_Buf_AppendStr(b, ", \"type\": ");
   if (e->parent && e->parent->full_name) json_str(b, e->parent->full_name, strlen(e->parent->full_name));
   else pbd_Buf_AppendStr(b, "null");
@@ -646,6 +648,7 @@ void pbd_Reporter_Free(pbd_Reporter *r) {
   pbd_Buf_Free(&r->line);
   pbd_Buf_Free(&r->entries);
   pbd_Buf_Free(&r->group);
+  pbd_Buf_Free(&r->path);
   for (size_t i = 0; i < r->nfields; i++) free(r->fields[i].name);
   free(r->fields);
   free(r->table);

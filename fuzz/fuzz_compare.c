@@ -45,7 +45,7 @@ int LLVMFuzzerInitialize(int *argc, char ***argv) {
 static int format_edit(void *ctx, const pbd_Edit *e) {
   pbd_Buf *b = ctx;
   pbd_TextOptions o = {.max_bytes = 64};
-  pbd_Buf_AppendStr(b, e->path);
+  pbd_Path_Format(b, e->path, 0, e->path->count);
   pbd_Format_TextValue(b, &e->left, &o);
   pbd_Format_TextValue(b, &e->right, &o);
   pbd_Format_JsonValue(b, &e->left);

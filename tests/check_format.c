@@ -629,24 +629,24 @@ static pbd_Value none_value(void) { return mk_u(kPbd_Value_None, 0, NULL); }
 static size_t sample_edits(pbd_Edit *e, char big[200]) {
   memset(big, 'z', 200);
   size_t n = 0;
-  e[n++] = (pbd_Edit){kPbd_Edit_Changed, "a.b", 0, NULL, mk_i(kPbd_Value_Int, 1, &fd_i64),
+  e[n++] = (pbd_Edit){kPbd_Edit_Changed, tu_path("a.b", 0, NULL), 0, NULL, mk_i(kPbd_Value_Int, 1, &fd_i64),
                       mk_i(kPbd_Value_Int, 2, &fd_i64)
                       , -1, -1};
-  e[n++] = (pbd_Edit){kPbd_Edit_Added, "c[0]", 0, NULL, none_value(), S("x\"y")
+  e[n++] = (pbd_Edit){kPbd_Edit_Added, tu_path("c[0]", 0, NULL), 0, NULL, none_value(), S("x\"y")
                       , -1, -1};
-  e[n++] = (pbd_Edit){kPbd_Edit_Removed, "labels[\"k\"]", 0, NULL, mk_m(kPbd_Value_Message, &sub_msg),
+  e[n++] = (pbd_Edit){kPbd_Edit_Removed, tu_path("labels[\"k\"]", 0, NULL), 0, NULL, mk_m(kPbd_Value_Message, &sub_msg),
                       none_value()
                       , -1, -1};
-  e[n++] = (pbd_Edit){kPbd_Edit_Presence, "opt", 0, NULL, none_value(), mk_i(kPbd_Value_Int, 0, &fd_i32)
+  e[n++] = (pbd_Edit){kPbd_Edit_Presence, tu_path("opt", 0, NULL), 0, NULL, none_value(), mk_i(kPbd_Value_Int, 0, &fd_i32)
                       , -1, -1};
-  e[n++] = (pbd_Edit){kPbd_Edit_Presence, "flag", 0, NULL, mk_u(kPbd_Value_Bool, 0, NULL), none_value()
+  e[n++] = (pbd_Edit){kPbd_Edit_Presence, tu_path("flag", 0, NULL), 0, NULL, mk_u(kPbd_Value_Bool, 0, NULL), none_value()
                       , -1, -1};
-  e[n++] = (pbd_Edit){kPbd_Edit_Changed, "", 0, NULL, mk_m(kPbd_Value_Message, &sub_msg),
+  e[n++] = (pbd_Edit){kPbd_Edit_Changed, tu_path("", 0, NULL), 0, NULL, mk_m(kPbd_Value_Message, &sub_msg),
                       mk_m(kPbd_Value_Message, NULL)
                       , -1, -1};
-  e[n++] = (pbd_Edit){kPbd_Edit_Changed, "data", 0, NULL, mk_s(kPbd_Value_Bytes, big, 200), B("\x01")
+  e[n++] = (pbd_Edit){kPbd_Edit_Changed, tu_path("data", 0, NULL), 0, NULL, mk_s(kPbd_Value_Bytes, big, 200), B("\x01")
                       , -1, -1};
-  e[n++] = (pbd_Edit){kPbd_Edit_Changed, "f", 0, NULL, mk_u(kPbd_Value_Float, fbits(NAN), NULL),
+  e[n++] = (pbd_Edit){kPbd_Edit_Changed, tu_path("f", 0, NULL), 0, NULL, mk_u(kPbd_Value_Float, fbits(NAN), NULL),
                       mk_u(kPbd_Value_Float, fbits(0.1f), NULL)
                       , -1, -1};
   return n;
@@ -683,7 +683,7 @@ START_TEST(test_report_text_streams) {
   FILE *out = open_memstream(&text, &size);
   ck_assert_ptr_nonnull(out);
   pbd_Reporter *r = pbd_Reporter_New(kPbd_Report_Text, out, NULL);
-  pbd_Edit e = {kPbd_Edit_Added, "x", 0, NULL, none_value(), mk_i(kPbd_Value_Int, 3, &fd_i32), -1, -1};
+  pbd_Edit e = {kPbd_Edit_Added, tu_path("x", 0, NULL), 0, NULL, none_value(), mk_i(kPbd_Value_Int, 3, &fd_i32), -1, -1};
   ck_assert_int_eq(pbd_Reporter_Edit(r, &e), 0);
   fflush(out);
   ck_assert_str_eq(text, "x: added 3\n");
@@ -698,8 +698,11 @@ START_TEST(test_report_json) {
   pbd_Edit e[8];
   char big[200];
   size_t n = sample_edits(e, big);
-  char path[8] = "p";
-  e[0].path = path;
+  char name[8] = "p";
+  pbd_FieldDef fd = {.name = name, .full_name = name};
+  pbd_PathSeg seg = {.kind = kPbd_Seg_Field, .number = 1, .field = &fd};
+  pbd_Path path = {&seg, 1, 1, false};
+  e[0].path = &path;
   /* The reporter must copy what it keeps: feed the edits one by one and
    * scribble over the path and the bytes after each. */
   char *text = NULL;
@@ -709,7 +712,8 @@ START_TEST(test_report_json) {
   pbd_Reporter *r = pbd_Reporter_New(kPbd_Report_Json, out, NULL);
   ck_assert_ptr_nonnull(r);
   for (size_t i = 0; i < n; i++) ck_assert_int_eq(pbd_Reporter_Edit(r, &e[i]), 0);
-  strcpy(path, "gone");
+  strcpy(name, "gone");
+  seg.number = 2;
   memset(big, 'q', 200);
   ck_assert(pbd_Reporter_Finish(r, false));
   pbd_Reporter_Free(r);

@@ -503,12 +503,16 @@ static pbd_Value None(void) { return mk_u(kPbd_Value_None, 0, NULL); }
 
 static pbd_Edit E(pbd_EditKind k, const char *path, size_t plen, const pbd_MessageDef *parent,
                   pbd_Value l, pbd_Value r) {
-  pbd_Edit e = {k, path, plen, parent, l, r, -1, -1};
+  size_t pc;
+  const pbd_Path *p = tu_path(path, plen, &pc);
+  pbd_Edit e = {k, p, pc, parent, l, r, -1, -1};
   return e;
 }
 static pbd_Edit Moved(const char *path, size_t plen, const pbd_MessageDef *parent, int64_t li,
                       int64_t ri) {
-  pbd_Edit e = {kPbd_Edit_Moved, path, plen, parent, I(7), I(7), li, ri};
+  size_t pc;
+  const pbd_Path *p = tu_path(path, plen, &pc);
+  pbd_Edit e = {kPbd_Edit_Moved, p, pc, parent, I(7), I(7), li, ri};
   return e;
 }
 
@@ -805,8 +809,8 @@ START_TEST(text_stat) {
   enum { kMany = 3000 };
   pbd_Edit *many = calloc(kMany * 2, sizeof *many);
   char(*paths)[16] = calloc(kMany, sizeof *paths);
+  for (int i = 0; i < kMany; i++) snprintf(paths[i], sizeof paths[i], "%d[0]", i + 1);
   for (int i = 0; i < kMany; i++) {
-    snprintf(paths[i], sizeof paths[i], "%d[0]", i + 1);
     many[i] = E(kPbd_Edit_Changed, paths[i], 0, NULL, I(1), I(2));
     many[kMany + i] = E(kPbd_Edit_Added, paths[kMany - 1 - i], 0, NULL, None(), I(2));
   }

@@ -672,7 +672,9 @@ static uint8_t *big_m(size_t count, size_t changed, bool reversed, size_t *len) 
 static int collect(void *ctx, const pbd_Edit *e) {
   pbd_Buf *b = ctx;
   pbd_TextOptions to = {0};
-  pbd_Buf_Printf(b, "%s %s: ", pbd_EditKind_String(e->kind), e->path);
+  pbd_Buf_Printf(b, "%s ", pbd_EditKind_String(e->kind));
+  pbd_Path_Format(b, e->path, 0, e->path->count);
+  pbd_Buf_AppendStr(b, ": ");
   if (e->left.kind != kPbd_Value_None) pbd_Format_TextValue(b, &e->left, &to);
   pbd_Buf_AppendStr(b, " -> ");
   if (e->right.kind != kPbd_Value_None) pbd_Format_TextValue(b, &e->right, &to);

@@ -154,7 +154,9 @@ pbd_DefPool *tu_load_pool(const char *proto) {
 static int collect_edit(void *ctx, const pbd_Edit *e) {
   pbd_Buf *b = ctx;
   pbd_TextOptions o = {0};
-  pbd_Buf_Printf(b, "%s %s: ", pbd_EditKind_String(e->kind), e->path);
+  pbd_Buf_Printf(b, "%s ", pbd_EditKind_String(e->kind));
+  pbd_Path_Format(b, e->path, 0, e->path->count);
+  pbd_Buf_AppendStr(b, ": ");
   if (e->left.kind == kPbd_Value_None) pbd_Buf_AppendStr(b, "_");
   else pbd_Format_TextValue(b, &e->left, &o);
   pbd_Buf_AppendStr(b, " -> ");
@@ -322,4 +324,98 @@ void tu_put_hex(const char *name, const char *hex) {
   uint8_t *b = tu_hex(hex, &n);
   tu_put_bytes(name, b, n);
   free(b);
+}
+
+/* ---- Paths from text ------------------------------------------------------ */
+
+/* What tu_path allocates, kept reachable until the process ends. */
+static void **g_path_store;
+static size_t g_path_stored;
+
+static void *path_keep(void *p) {
+  ck_assert_ptr_nonnull(p);
+  g_path_store = realloc(g_path_store, (g_path_stored + 1) * sizeof *g_path_store);
+  ck_assert_ptr_nonnull(g_path_store);
+  g_path_store[g_path_stored++] = p;
+  return p;
+}
+
+static const char *path_strdup(const char *s, size_t n) {
+  char *c = path_keep(malloc(n + 1));
+  memcpy(c, s, n);
+  c[n] = '\0';
+  return c;
+}
+
+/* One bracketed segment's content, s[0, n): where it stands decides its kind. */
+static pbd_PathSeg bracket_segment(const char *s, size_t n, bool named_place) {
+  pbd_PathSeg seg = {.kind = kPbd_Seg_Index};
+  bool digits = n > 0 && strspn(s, "0123456789") >= n;
+  if (digits) {
+    seg.number = (uint32_t)strtoul(s, NULL, 10);
+  } else if (named_place && memchr(s, '/', n)) {
+    seg.kind = kPbd_Seg_Any;
+    seg.type_url = (pbd_StrView){path_strdup(s, n), n};
+  } else if (named_place) {
+    pbd_FieldDef *fd = path_keep(calloc(1, sizeof *fd));
+    fd->full_name = fd->name = path_strdup(s, n);
+    fd->is_extension = true;
+    seg.kind = kPbd_Seg_Extension;
+    seg.field = fd;
+  } else if (n >= 2 && s[0] == '"') {
+    char *k = path_keep(malloc(n));
+    size_t m = 0;
+    for (size_t i = 1; i + 1 < n; i++) k[m++] = s[i] == '\\' ? s[++i] : s[i];
+    seg.kind = kPbd_Seg_MapKey;
+    seg.key = (pbd_Value){.kind = kPbd_Value_String, .s = {k, m}};
+  } else {
+    ck_assert_msg(n == 4 || n == 5, "tu_path: bad key %.*s", (int)n, s);
+    seg.kind = kPbd_Seg_MapKey;
+    seg.key = (pbd_Value){.kind = kPbd_Value_Bool, .u = n == 4};
+  }
+  return seg;
+}
+
+const pbd_Path *tu_path(const char *text, size_t plen, size_t *parent_count) {
+  pbd_Path *path = path_keep(calloc(1, sizeof *path));
+  const char *p = text;
+  size_t pc = 0;
+  while (*p) {
+    if ((size_t)(p - text) <= plen) pc = path->count;
+    bool named_place = p == text || *p == '.';
+    if (*p == '.') p++;
+    pbd_PathSeg seg;
+    if (*p == '[') {
+      bool quoted = false;
+      const char *q = p + 1;
+      while (*q && (quoted || *q != ']')) {
+        if (*q == '\\' && quoted && q[1]) q++;
+        else if (*q == '"') quoted = !quoted;
+        q++;
+      }
+      ck_assert_msg(*q == ']', "tu_path: unclosed [ in %s", text);
+      seg = bracket_segment(p + 1, (size_t)(q - p - 1), named_place);
+      p = q + 1;
+    } else {
+      size_t n = strcspn(p, ".[");
+      seg = (pbd_PathSeg){.kind = kPbd_Seg_Field};
+      if (strspn(p, "0123456789") >= n) {
+        seg.number = (uint32_t)strtoul(p, NULL, 10);
+      } else {
+        pbd_FieldDef *fd = path_keep(calloc(1, sizeof *fd));
+        fd->full_name = fd->name = path_strdup(p, n);
+        seg.field = fd;
+      }
+      p += n;
+    }
+    ck_assert(pbd_Path_Push(path, &seg));
+    path_keep(path->segs); /* the latest array stays reachable */
+  }
+  if ((size_t)(p - text) <= plen) pc = path->count;
+  pbd_Buf check = {0};
+  pbd_Path_Format(&check, path, 0, path->count);
+  ck_assert_msg(!strcmp(check.data, text), "tu_path: %s reads back as %s", text, check.data);
+  pbd_Buf_Free(&check);
+  if (parent_count) *parent_count = pc;
+  return path;
 }

@@ -41,6 +41,13 @@ pbd_DefPool *tu_load_pool(const char *proto);
 char *tu_diff_hex(const pbd_MessageDef *t, const char *lhex, const char *rhex,
                   const pbd_TreeOptions *o, const pbd_DiffOptions *d, bool *hash_equal);
 
+/* A path from its text (docs/json-format.md syntax: fields by name or
+ * number, [N] indices, ["s"] and [true] map keys, [pkg.ext] extensions and
+ * [host/pkg.T] Any payloads), for edits made by hand.  *parent_count (when
+ * not NULL) gets how many segments lie in its first plen characters.  The
+ * storage lives as long as the process. */
+const pbd_Path *tu_path(const char *text, size_t plen, size_t *parent_count);
+
 /* The message type `name` of the schema compiled from `proto` (see
  * tu_load_pool), loaded into *pool on first use; fails the test when the
  * type is not there. */

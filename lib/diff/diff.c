@@ -7,7 +7,7 @@
  * descent at once: equal hashes prove equal content.  With a tolerance,
  * ignore rules or --partial ("fuzzy" options) different hashes no longer
  * prove a difference, so the walk goes on and decides by comparing values.
- * Edits go to the caller's callback with the path built in one buffer. */
+ * Edits go to the caller's callback with the path as segments (path.h). */
 #include "diff/diff.h"
 #include "diff/diff_walk.h"
 
@@ -20,7 +20,6 @@
 #include <xxhash.h>
 
 #include "diff/align.h"
-#include "format/format.h"
 
 
 /* Similar messages (this share of equal fields or more) in a run of removed
@@ -44,7 +43,7 @@ const pbd_Value kPbd_DiffNone = {.kind = kPbd_Value_None};
 
 int dw_emit_at(Walk *w, pbd_EditKind kind, const pbd_Value *l, const pbd_Value *r,
                    int64_t li, int64_t ri) {
-  pbd_Edit e = {kind, w->path.data ? w->path.data : "", w->parent_len, w->parent,
+  pbd_Edit e = {kind, &w->path, w->parent_count, w->parent,
                 l ? *l : kPbd_DiffNone, r ? *r : kPbd_DiffNone, li, ri};
   w->n++;
   return w->fn(w->ctx, &e);
@@ -56,104 +55,38 @@ int dw_emit(Walk *w, pbd_EditKind kind, const pbd_Value *l, const pbd_Value *r) 
 
 /* ---- Paths ---------------------------------------------------------------- */
 
-static void push_name(Walk *w, const char *name) {
-  if (w->path.len) pbd_Buf_AppendChar(&w->path, '.');
-  pbd_Buf_AppendStr(&w->path, name);
-}
+static void push(Walk *w, pbd_PathSeg seg) { pbd_Path_Push(&w->path, &seg); }
 
 static void push_field(Walk *w, const pbd_Field *f) {
-  if (!f->def) {
-    if (w->path.len) pbd_Buf_AppendChar(&w->path, '.');
-    pbd_Buf_Printf(&w->path, "%u", f->number);
-  } else if (f->def->is_extension) {
-    if (w->path.len) pbd_Buf_AppendChar(&w->path, '.');
-    pbd_Buf_Printf(&w->path, "[%s]", f->def->full_name);
-  } else {
-    push_name(w, f->def->name);
-  }
+  bool ext = f->def && f->def->is_extension;
+  push(w, (pbd_PathSeg){.kind = ext ? kPbd_Seg_Extension : kPbd_Seg_Field,
+                        .number = f->number, .field = f->def});
 }
 
-void dw_push_index(Walk *w, uint32_t i) { pbd_Buf_Printf(&w->path, "[%u]", i); }
+void dw_push_index(Walk *w, uint32_t i) { push(w, (pbd_PathSeg){.kind = kPbd_Seg_Index, .number = i}); }
 
-void dw_append_key_value(pbd_Buf *path, const pbd_Value *key) {
-  switch (key->kind) {
-    case kPbd_Value_String:
-    case kPbd_Value_Bytes:
-      pbd_Format_JsonString(path, key->s.data, key->s.size);
-      break;
-    case kPbd_Value_Enum: {
-      const pbd_EnumValueDef *ev =
-          key->field && key->field->enum_type
-              ? pbd_EnumDef_FindValueByNumber(key->field->enum_type, (int32_t)key->i)
-              : NULL;
-      if (ev) pbd_Buf_AppendStr(path, ev->name);
-      else pbd_Buf_Printf(path, "%lld", (long long)key->i);
-      break;
-    }
-    case kPbd_Value_Int:
-      pbd_Buf_Printf(path, "%lld", (long long)key->i);
-      break;
-    case kPbd_Value_Bool:
-      pbd_Buf_AppendStr(path, key->u ? "true" : "false");
-      break;
-    default: {
-      pbd_TextOptions o = {.max_bytes = 32};
-      pbd_Format_TextValue(path, key, &o);
-      break;
-    }
-  }
+void dw_push_map_key(Walk *w, const pbd_Value *key) {
+  push(w, (pbd_PathSeg){.kind = kPbd_Seg_MapKey, .key = *key});
 }
 
-void pbd_Diff_AppendKeySegment(pbd_Buf *path, const pbd_Value *key) {
-  pbd_Buf_AppendChar(path, '[');
-  if (key->kind == kPbd_Value_Enum || key->kind == kPbd_Value_Int ||
-      key->kind == kPbd_Value_String || key->kind == kPbd_Value_Bytes ||
-      key->kind == kPbd_Value_Bool) {
-    if (key->kind == kPbd_Value_Enum) pbd_Buf_Printf(path, "%lld", (long long)key->i);
-    else dw_append_key_value(path, key);
-  } else {
-    pbd_Buf_Printf(path, "%llu", (unsigned long long)key->u);
-  }
-  pbd_Buf_AppendChar(path, ']');
+static void push_any(Walk *w, pbd_StrView type_url) {
+  push(w, (pbd_PathSeg){.kind = kPbd_Seg_Any, .type_url = type_url});
 }
 
 /* ---- Ignore rules ---------------------------------------------------------- */
 
-/* Glob match of a path against a pattern: `*` as a whole segment matches
- * one field name, `[*]` any one index or key (keys may hold dots). */
-static bool glob(const char *p, const char *s) {
-  while (*p) {
-    if (p[0] == '[' && p[1] == '*' && p[2] == ']') {
-      if (*s != '[') return false;
-      /* skip the bracket, minding quoted keys */
-      bool quoted = false;
-      s++;
-      while (*s && (quoted || *s != ']')) {
-        if (*s == '\\' && quoted && s[1]) s++;
-        else if (*s == '"') quoted = !quoted;
-        s++;
-      }
-      if (*s != ']') return false;
-      s++;
-      p += 3;
-    } else if (*p == '*') {
-      while (*s && *s != '.' && *s != '[') s++;
-      p++;
-    } else {
-      if (*p != *s) return false;
-      p++, s++;
-    }
-  }
-  return *s == '\0';
-}
-
 /* Whether the path as it stands now is ignored (a pattern matches it). */
-bool dw_path_ignored(const Walk *w) {
-  const char *path = w->path.data + w->prefix_len;
-  if (*path == '.') path++;
+bool dw_path_ignored(Walk *w) {
+  if (!w->patterns) return false;
+  pbd_Buf_Truncate(&w->text, 0);
+  pbd_Path_Format(&w->text, &w->path, 0, w->path.count);
+  if (w->text.oom) {
+    w->oom = true;
+    return true;
+  }
   for (size_t i = 0; i < w->o->ignore_count; i++) {
     const char *p = w->o->ignores[i].pattern;
-    if (p && glob(p, path)) return true;
+    if (p && pbd_Path_PatternMatches(p, w->text.data)) return true;
   }
   return false;
 }
@@ -315,7 +248,7 @@ static int removed_elem(Walk *w, const pbd_Field *f, uint32_t i, size_t mark) {
   pbd_Value v = pbd_Field_Value(f, i);
   dw_push_index(w, i);
   int rc = dw_path_ignored(w) ? 0 : dw_emit_at(w, kPbd_Edit_Removed, &v, NULL, i, -1);
-  pbd_Buf_Truncate(&w->path, mark);
+  pbd_Path_Truncate(&w->path, mark);
   return rc;
 }
 
@@ -324,7 +257,7 @@ static int added_elem(Walk *w, const pbd_Field *f, uint32_t j, size_t mark) {
   pbd_Value v = pbd_Field_Value(f, j);
   dw_push_index(w, j);
   int rc = dw_path_ignored(w) ? 0 : dw_emit_at(w, kPbd_Edit_Added, NULL, &v, -1, j);
-  pbd_Buf_Truncate(&w->path, mark);
+  pbd_Path_Truncate(&w->path, mark);
   return rc;
 }
 
@@ -333,7 +266,7 @@ static int changed_elem(Walk *w, const pbd_Field *l, uint32_t i, const pbd_Field
   pbd_Value a = pbd_Field_Value(l, i), b = pbd_Field_Value(r, j);
   dw_push_index(w, i);
   int rc = dw_path_ignored(w) ? 0 : dw_diff_values_at(w, &a, &b, i, j);
-  pbd_Buf_Truncate(&w->path, mark);
+  pbd_Path_Truncate(&w->path, mark);
   return rc;
 }
 
@@ -342,7 +275,7 @@ static int changed_elem(Walk *w, const pbd_Field *l, uint32_t i, const pbd_Field
  * or added. */
 static int diff_gap(Walk *w, const pbd_Field *l, uint32_t i0, uint32_t i1, const pbd_Field *r,
                     uint32_t j0, uint32_t j1) {
-  size_t mark = w->path.len;
+  size_t mark = w->path.count;
   int rc = 0;
   uint32_t j = j0;
   if (i1 - i0 == j1 - j0) {
@@ -408,7 +341,7 @@ static int diff_sequence(Walk *w, const pbd_Field *l, const pbd_Field *r) {
   free(ka), free(kb);
   int rc = 0;
   uint32_t i = 0, j = 0;
-  size_t mark = w->path.len;
+  size_t mark = w->path.count;
   for (size_t k = 0; k <= np && !rc; k++) {
     uint32_t pi = k < np ? pairs[k].a : l->count, pj = k < np ? pairs[k].b : r->count;
     rc = diff_gap(w, l, i, pi, r, j, pj);
@@ -427,7 +360,7 @@ static int diff_sequence(Walk *w, const pbd_Field *l, const pbd_Field *r) {
 static int field_only(Walk *w, const pbd_Field *f, bool in_left) {
   if (!in_left && w->o->partial) return 0; /* --partial: only LEFT's fields */
   pbd_EditKind kind = in_left ? kPbd_Edit_Removed : kPbd_Edit_Added;
-  size_t mark = w->path.len;
+  size_t mark = w->path.count;
   int rc = 0;
   const pbd_FieldDef *fd = f->def;
   if (!fd || fd->is_repeated) {
@@ -436,7 +369,7 @@ static int field_only(Walk *w, const pbd_Field *f, bool in_left) {
       pbd_Value v = pbd_Field_Value(f, i);
       if (fd && fd->is_map) {
         pbd_Value k = pbd_MapEntry_Part(v.m, 1);
-        pbd_Diff_AppendKeySegment(&w->path, &k);
+        dw_push_map_key(w, &k);
         v = pbd_MapEntry_Part(v.m, 2);
       } else if (rule) {
         dw_push_element(w, rule, f, i);
@@ -445,7 +378,7 @@ static int field_only(Walk *w, const pbd_Field *f, bool in_left) {
       }
       if (!dw_path_ignored(w))
         rc = in_left ? dw_emit_at(w, kind, &v, NULL, i, -1) : dw_emit_at(w, kind, NULL, &v, -1, i);
-      pbd_Buf_Truncate(&w->path, mark);
+      pbd_Path_Truncate(&w->path, mark);
     }
     return rc;
   }
@@ -495,7 +428,7 @@ static int order_fields(const pbd_Field *a, const pbd_Field *b) {
 
 static int diff_fields(Walk *w, const pbd_Message *l, const pbd_Message *r) {
   uint32_t i = 0, j = 0;
-  size_t mark = w->path.len;
+  size_t mark = w->path.count;
   int rc = 0;
   while ((i < pbd_Message_FieldCount(l) || j < pbd_Message_FieldCount(r)) && !rc && !w->oom) {
     const pbd_Field *lf = i < pbd_Message_FieldCount(l) ? &pbd_Message_Fields(l)[i] : NULL;
@@ -514,7 +447,7 @@ static int diff_fields(Walk *w, const pbd_Message *l, const pbd_Message *r) {
       if (!skip) rc = field_only(w, rf, false);
       j++;
     }
-    pbd_Buf_Truncate(&w->path, mark);
+    pbd_Path_Truncate(&w->path, mark);
   }
   return rc;
 }
@@ -525,21 +458,18 @@ static int diff_message(Walk *w, const pbd_Message *l, const pbd_Message *r) {
   pbd_StrView lu = pbd_Message_AnyTypeUrl(l), ru = pbd_Message_AnyTypeUrl(r);
   if (pbd_Message_AnyPayload(l) && pbd_Message_AnyPayload(r) && lu.size == ru.size && !memcmp(lu.data, ru.data, lu.size)) {
     /* Rule 11: an Any is compared through its unpacked payload. */
-    size_t mark = w->path.len;
-    if (w->path.len) pbd_Buf_AppendChar(&w->path, '.');
-    pbd_Buf_AppendChar(&w->path, '[');
-    pbd_Buf_Append(&w->path, lu.data, lu.size);
-    pbd_Buf_AppendChar(&w->path, ']');
+    size_t mark = w->path.count;
+    push_any(w, lu);
     int rc = diff_message(w, pbd_Message_AnyPayload(l), pbd_Message_AnyPayload(r));
-    pbd_Buf_Truncate(&w->path, mark);
+    pbd_Path_Truncate(&w->path, mark);
     return rc;
   }
-  size_t saved_len = w->parent_len;
+  size_t saved_count = w->parent_count;
   const pbd_MessageDef *saved = w->parent;
-  w->parent_len = w->path.len;
+  w->parent_count = w->path.count;
   w->parent = l->def;
   int rc = diff_fields(w, l, r);
-  w->parent_len = saved_len;
+  w->parent_count = saved_count;
   w->parent = saved;
   return rc;
 }
@@ -552,14 +482,14 @@ static void walk_begin(Walk *w, const pbd_DiffOptions *opts, pbd_EditFunc *fn, v
   w->ctx = ctx;
   w->fuzzy = w->o->float_margin > 0 || w->o->float_fraction > 0 || w->o->ignore_count > 0 ||
              w->o->partial;
-  if (w->o->path_prefix) pbd_Buf_AppendStr(&w->path, w->o->path_prefix);
-  pbd_Buf_AppendStr(&w->path, ""); /* path.data is never NULL from here */
-  w->prefix_len = w->path.len;
+  for (size_t i = 0; i < w->o->ignore_count; i++)
+    if (w->o->ignores[i].pattern) w->patterns = true;
 }
 
 static int walk_end(Walk *w, int rc, size_t *n_edits, pbd_Status *s) {
   bool oom = w->path.oom || w->oom;
-  pbd_Buf_Free(&w->path);
+  pbd_Path_Free(&w->path);
+  pbd_Buf_Free(&w->text);
   if (n_edits) *n_edits = w->n;
   if (oom) {
     pbd_Status_SetError(s, kPbd_Status_OutOfMemory, "out of memory");

@@ -10,6 +10,7 @@
 #include <stddef.h>
 
 #include "core/status.h"
+#include "diff/path.h"
 #include "tree/tree.h"
 
 #ifdef __cplusplus
@@ -32,11 +33,11 @@ const char *pbd_EditKind_String(pbd_EditKind k);
 
 typedef struct {
   pbd_EditKind kind;
-  const char *path;    /* docs/json-format.md path syntax; valid during the callback */
-  /* path[0, parent_len) is the path of the message that holds the field
-   * (empty for a field of the root), and `parent` its type (NULL without a
-   * schema): reporters group edits by it. */
-  size_t parent_len;
+  const pbd_Path *path; /* where: segments from the root; valid during the callback */
+  /* path->segs[0, parent_count) is the path of the message that holds the
+   * field (none for a field of the root), and `parent` its type (NULL
+   * without a schema): reporters group edits by it. */
+  size_t parent_count;
   const pbd_MessageDef *parent;
   pbd_Value left, right;
   /* Positions of a repeated element in LEFT and RIGHT (moved edits; also set
@@ -82,7 +83,6 @@ typedef struct {
   size_t rule_count;
   const pbd_IgnoreRule *ignores;
   size_t ignore_count;
-  const char *path_prefix; /* prepended to every path, e.g. "[3]" in a stream; may be NULL */
 } pbd_DiffOptions;
 
 /* Walks two finished trees of the same type.  Returns 0 when the walk ran
@@ -108,10 +108,6 @@ int pbd_Diff_RunStream(const pbd_Message *const *left, size_t nleft,
  * ONNX nodes are known by their outputs).  Usage errors name what is wrong. */
 bool pbd_MatchRule_Parse(const pbd_DefPool *pool, pbd_MatchKind kind, const char *spec,
                          pbd_MatchRule *rule, pbd_Status *s);
-
-/* Appends a map key as a path segment: `["a\"b"]` (JSON-quoted) for strings,
- * `[5]`, `[true]` for others. */
-void pbd_Diff_AppendKeySegment(pbd_Buf *path, const pbd_Value *key);
 
 #ifdef __cplusplus
 }

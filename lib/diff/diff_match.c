@@ -10,7 +10,6 @@
 #include "diff/align.h"
 #include "diff/diff.h"
 #include "diff/diff_walk.h"
-#include "format/format.h"
 
 /* ---- Sets and keys ------------------------------------------------------------ */
 
@@ -59,32 +58,6 @@ static pbd_Hash128 element_key_of_fields(const Walk *w, const pbd_MatchRule *rul
   return (pbd_Hash128){h.low64, h.high64};
 }
 
-/* Pushes `[name="conv1"]` (several key fields comma-separated; a repeated
- * key field with several values as a list: `[output=["a","b"]]`). */
-static void push_key(Walk *w, const pbd_MatchRule *rule, const pbd_Message *m) {
-  pbd_Buf_AppendChar(&w->path, '[');
-  for (size_t k = 0; k < rule->key_count; k++) {
-    const pbd_FieldDef *kf = rule->key[k];
-    const pbd_Field *f = m ? pbd_Message_FindField(m, kf->number) : NULL;
-    if (f && !f->def) f = NULL;
-    if (k) pbd_Buf_AppendChar(&w->path, ',');
-    pbd_Buf_Printf(&w->path, "%s=", kf->name);
-    if (!kf->is_repeated || (f && f->count == 1)) {
-      pbd_Value v = f ? pbd_Field_Value(f, 0) : pbd_FieldDef_DefaultValue(kf);
-      dw_append_key_value(&w->path, &v);
-      continue;
-    }
-    pbd_Buf_AppendChar(&w->path, '[');
-    for (uint32_t i = 0; f && i < f->count; i++) {
-      pbd_Value v = pbd_Field_Value(f, i);
-      if (i) pbd_Buf_AppendChar(&w->path, ',');
-      dw_append_key_value(&w->path, &v);
-    }
-    pbd_Buf_AppendChar(&w->path, ']');
-  }
-  pbd_Buf_AppendChar(&w->path, ']');
-}
-
 static pbd_Hash128 match_key(const Walk *w, const pbd_MatchRule *rule, const pbd_Field *f,
                              uint32_t i) {
   pbd_Value v = pbd_Field_Value(f, i);
@@ -94,8 +67,13 @@ static pbd_Hash128 match_key(const Walk *w, const pbd_MatchRule *rule, const pbd
 
 /* Pushes the segment naming element i of f: its key, or its index. */
 void dw_push_element(Walk *w, const pbd_MatchRule *rule, const pbd_Field *f, uint32_t i) {
-  if (rule->kind == kPbd_Match_Key) push_key(w, rule, pbd_Field_Value(f, i).m);
-  else dw_push_index(w, i);
+  if (rule->kind != kPbd_Match_Key) {
+    dw_push_index(w, i);
+    return;
+  }
+  pbd_PathSeg seg = {.kind = kPbd_Seg_ElementKey, .key_fields = rule->key,
+                     .key_count = rule->key_count, .element = pbd_Field_Value(f, i).m};
+  pbd_Path_Push(&w->path, &seg);
 }
 
 /* Rules --repeated-as-set and --key: elements paired by value (a multiset)
@@ -174,7 +152,7 @@ int dw_diff_matched(Walk *w, const pbd_MatchRule *rule, const pbd_Field *l,
     free(pos), free(keep);
   }
   int rc = 0;
-  size_t mark = w->path.len;
+  size_t mark = w->path.count;
   for (uint32_t i = 0; i < n && !rc; i++) {
     pbd_Value a = pbd_Field_Value(l, i);
     dw_push_element(w, rule, l, i);
@@ -188,14 +166,14 @@ int dw_diff_matched(Walk *w, const pbd_MatchRule *rule, const pbd_Field *l,
       if (stays && !stays[i]) rc = dw_emit_at(w, kPbd_Edit_Moved, &a, &b, i, j);
       if (!rc) rc = dw_diff_values_at(w, &a, &b, i, j);
     }
-    pbd_Buf_Truncate(&w->path, mark);
+    pbd_Path_Truncate(&w->path, mark);
   }
   for (uint32_t j = 0; j < m && !rc; j++) {
     if (rtaken[j] || w->o->partial) continue;
     pbd_Value b = pbd_Field_Value(r, j);
     dw_push_element(w, rule, r, j);
     if (!dw_path_ignored(w)) rc = dw_emit_at(w, kPbd_Edit_Added, NULL, &b, -1, j);
-    pbd_Buf_Truncate(&w->path, mark);
+    pbd_Path_Truncate(&w->path, mark);
   }
   free(stays), free(partner), free(rtaken);
   return rc;
@@ -207,14 +185,14 @@ int dw_diff_matched(Walk *w, const pbd_MatchRule *rule, const pbd_Field *l,
  * reports the values. */
 int dw_diff_map(Walk *w, const pbd_Field *l, const pbd_Field *r) {
   uint32_t i = 0, j = 0;
-  size_t mark = w->path.len;
+  size_t mark = w->path.count;
   int rc = 0;
   while ((i < l->count || j < r->count) && !rc) {
     const pbd_Message *le = i < l->count ? l->v.msgs[i] : NULL;
     const pbd_Message *re = j < r->count ? r->v.msgs[j] : NULL;
     pbd_Value lk = le ? pbd_MapEntry_Part(le, 1) : kPbd_DiffNone, rk = re ? pbd_MapEntry_Part(re, 1) : kPbd_DiffNone;
     int c = !le ? 1 : !re ? -1 : pbd_Value_CompareKeys(&lk, &rk);
-    pbd_Diff_AppendKeySegment(&w->path, c <= 0 ? &lk : &rk);
+    dw_push_map_key(w, c <= 0 ? &lk : &rk);
     bool skip = dw_path_ignored(w);
     if (c == 0) {
       if (!skip && !pbd_Hash128_Equal(le->hash, re->hash)) {
@@ -231,7 +209,7 @@ int dw_diff_map(Walk *w, const pbd_Field *l, const pbd_Field *r) {
       if (!skip && !w->o->partial) rc = dw_emit(w, kPbd_Edit_Added, NULL, &rv);
       j++;
     }
-    pbd_Buf_Truncate(&w->path, mark);
+    pbd_Path_Truncate(&w->path, mark);
   }
   return rc;
 }

@@ -18,11 +18,12 @@ typedef struct {
   pbd_EditFunc *fn;
   void *ctx;
   size_t n;
-  pbd_Buf path;
-  size_t prefix_len;              /* length of o->path_prefix in path */
-  size_t parent_len;              /* path length of the message being walked */
+  pbd_Path path;                  /* where the walk is */
+  size_t parent_count;            /* segments of the message being walked */
   const pbd_MessageDef *parent;   /* and its type */
   bool fuzzy;                     /* tolerance, ignores or partial in force */
+  bool patterns;                  /* some --ignore rule is a path pattern */
+  pbd_Buf text;                   /* the path as text, to match patterns */
   bool oom;
 } Walk;
 
@@ -34,11 +35,11 @@ extern const pbd_Value kPbd_DiffNone;
 int dw_emit_at(Walk *w, pbd_EditKind kind, const pbd_Value *l, const pbd_Value *r, int64_t li,
                int64_t ri);
 int dw_emit(Walk *w, pbd_EditKind kind, const pbd_Value *l, const pbd_Value *r);
+/* Path segments: pushed on the way in, cut back to a mark on the way out. */
 void dw_push_index(Walk *w, uint32_t i);
-/* A map key as a path segment: ["a"], [5], [true]. */
-void dw_append_key_value(pbd_Buf *path, const pbd_Value *key);
+void dw_push_map_key(Walk *w, const pbd_Value *key);
 /* The current path matches an --ignore pattern. */
-bool dw_path_ignored(const Walk *w);
+bool dw_path_ignored(Walk *w);
 bool dw_is_message_kind(pbd_ValueKind k);
 /* A 128-bit key per value: equal for values equal under the options. */
 pbd_Hash128 dw_element_key(const Walk *w, const pbd_Value *v);

@@ -1,0 +1,75 @@
+/* pbdiff — where a difference is: a path of segments from the root message.
+ *
+ * The walk pushes a segment as it steps into a field, an element, a map
+ * entry or an Any's payload, and pops it on the way out; it writes no text.
+ * Reporters render a path (or part of it) with pbd_Path_Format in the syntax
+ * of docs/json-format.md:
+ *
+ *   graph.node[3].op_type     fields, and a repeated element by index
+ *   labels["k"]  m[5]         a map entry by key
+ *   attribute[name="x"]       a repeated element matched by --key
+ *   ext.[pkg.ext_field]       an extension
+ *   any.[type.googleapis.com/pkg.T].a   an Any's payload
+ *   7[0].1[0]                 unknown fields, by number
+ *
+ * --ignore patterns are matched against that rendering
+ * (pbd_Path_PatternMatches). */
+#ifndef PBD_DIFF_PATH_H_
+#define PBD_DIFF_PATH_H_
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "core/base.h"
+#include "tree/tree.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef enum {
+  kPbd_Seg_Field,      /* a field: its name, or its number when unknown */
+  kPbd_Seg_Extension,  /* an extension field: [full.name] */
+  kPbd_Seg_Index,      /* a repeated element, or a message of a stream: [3] */
+  kPbd_Seg_MapKey,     /* a map entry: ["a"], [5], [true] */
+  kPbd_Seg_ElementKey, /* a repeated element named by its key fields: [name="x"] */
+  kPbd_Seg_Any,        /* an Any's unpacked payload: [type.googleapis.com/pkg.T] */
+} pbd_PathSegKind;
+
+typedef struct {
+  pbd_PathSegKind kind;
+  uint32_t number;               /* Field, Extension: field number; Index: the index */
+  const pbd_FieldDef *field;     /* Field, Extension: the field (NULL when unknown) */
+  pbd_Value key;                 /* MapKey: the entry's key */
+  const pbd_FieldDef *const *key_fields; /* ElementKey: the key fields ... */
+  size_t key_count;
+  const pbd_Message *element;    /* ... and the element holding their values */
+  pbd_StrView type_url;          /* Any */
+} pbd_PathSeg;
+
+typedef struct {
+  pbd_PathSeg *segs;
+  size_t count, cap;
+  bool oom;                      /* a push failed; the path is incomplete */
+} pbd_Path;
+
+/* Appends a segment; on allocation failure sets p->oom and returns false. */
+bool pbd_Path_Push(pbd_Path *p, const pbd_PathSeg *seg);
+void pbd_Path_Truncate(pbd_Path *p, size_t count);
+void pbd_Path_Free(pbd_Path *p);
+
+/* Appends segments [begin, end) of p to out as they read in the whole path:
+ * Format(0, k) followed by Format(k, n) is Format(0, n), so a named segment
+ * after the first keeps its leading dot (`graph.node[0]` + `.op_type`). */
+void pbd_Path_Format(pbd_Buf *out, const pbd_Path *p, size_t begin, size_t end);
+
+/* Whether a path pattern matches a whole path written by pbd_Path_Format:
+ * `*` stands for one field name, `[*]` for any index, key or bracketed name
+ * (`graph.node[*].name`). */
+bool pbd_Path_PatternMatches(const char *pattern, const char *path_text);
+
+#ifdef __cplusplus
+}
+#endif
+#endif
