@@ -96,6 +96,18 @@ typedef struct {
   pbd_DiffOptions diff;       /* the options' diff options with the rules in */
 } pbd_CliSchema;
 
+/* Builds a match rule from its command-line form: for kPbd_Match_Set the
+ * full name of a repeated field ("onnx.GraphProto.node"); for
+ * kPbd_Match_Key "FIELD=SUBFIELD[+SUBFIELD...]" with scalar subfields of
+ * the element type (a repeated one keys by its whole list of values, as
+ * ONNX nodes are known by their outputs).  Usage errors name what is wrong
+ * (cli/rules.c). */
+bool pbd_Cli_ParseMatchRule(const pbd_DefPool *pool, pbd_MatchKind kind, const char *spec,
+                            pbd_MatchRule *rule, pbd_Status *s);
+/* Turns the options' --key, --repeated-as-set and --ignore into the
+ * schema's rules and diff options (out->pool and type already set). */
+bool pbd_Cli_ResolveRules(const pbd_CliOptions *o, pbd_CliSchema *out, pbd_Status *s);
+
 /* Loads (or finds in a cache shared by all threads) the schema named by the
  * options (schemas, protos, includes; `side` 1/2 uses --left-/--right-schema
  * and type when given), and resolves the type and rules.  false with one

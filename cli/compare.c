@@ -151,52 +151,6 @@ static pbd_DefPool *cached_pool(const pbd_StrList *sets, const pbd_StrList *prot
   return pool;
 }
 
-/* Turns --key, --repeated-as-set and --ignore into rules.  An --ignore that
- * names a field of the schema ignores that field everywhere; anything else
- * is a path pattern. */
-static bool resolve_rules(const pbd_CliOptions *o, pbd_CliSchema *out, FILE *err) {
-  pbd_Status s;
-  pbd_Status_Clear(&s);
-  if ((o->keys.n || o->sets.n) && !out->pool) {
-    fprintf(err, "pbdiff: --key and --repeated-as-set need a schema (-s or --proto)\n");
-    return false;
-  }
-  out->rules = calloc(o->keys.n + o->sets.n + 1, sizeof *out->rules);
-  out->ignores = calloc(o->ignores.n + 1, sizeof *out->ignores);
-  if (!out->rules || !out->ignores) {
-    fprintf(err, "pbdiff: out of memory\n");
-    return false;
-  }
-  size_t n = 0;
-  for (size_t i = 0; i < o->keys.n + o->sets.n; i++) {
-    bool key = i < o->keys.n;
-    const char *spec = key ? o->keys.v[i] : o->sets.v[i - o->keys.n];
-    if (!pbd_MatchRule_Parse(out->pool, key ? kPbd_Match_Key : kPbd_Match_Set, spec,
-                             &out->rules[n], &s)) {
-      fprintf(err, "pbdiff: %s: %s\n", key ? "--key" : "--repeated-as-set", s.msg);
-      return false;
-    }
-    for (size_t k = 0; k < n; k++)
-      if (out->rules[k].field == out->rules[n].field) {
-        fprintf(err, "pbdiff: two matching rules for %s\n", out->rules[n].field->full_name);
-        return false;
-      }
-    n++;
-  }
-  for (size_t i = 0; i < o->ignores.n; i++) {
-    const pbd_FieldDef *fd =
-        out->pool ? pbd_DefPool_FindFieldByFullName(out->pool, o->ignores.v[i]) : NULL;
-    if (fd) out->ignores[i].field = fd;
-    else out->ignores[i].pattern = o->ignores.v[i];
-  }
-  out->diff = o->diff;
-  out->diff.rules = out->rules;
-  out->diff.rule_count = n;
-  out->diff.ignores = out->ignores;
-  out->diff.ignore_count = o->ignores.n;
-  return true;
-}
-
 bool pbd_Cli_LoadSchema(const pbd_CliOptions *o, int side, pbd_CliSchema *out, FILE *err) {
   memset(out, 0, sizeof *out);
   const pbd_StrList *sets = &o->schemas, *protos = &o->protos;
@@ -223,7 +177,11 @@ bool pbd_Cli_LoadSchema(const pbd_CliOptions *o, int side, pbd_CliSchema *out, F
                  "Try 'pbdiff --help' for more information.\n");
     return false;
   }
-  return resolve_rules(o, out, err);
+  pbd_Status s;
+  pbd_Status_Clear(&s);
+  if (pbd_Cli_ResolveRules(o, out, &s)) return true;
+  fprintf(err, "pbdiff: %s\n", s.msg);
+  return false;
 }
 
 void pbd_Cli_FreeSchema(pbd_CliSchema *s) {

@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "canon/canon.h"
+#include "cli.h" /* --key and --repeated-as-set rules from text */
 #include "diff/diff.h"
 #include "explain/explain.h"
 #include "format/format.h"
@@ -37,8 +38,8 @@ int LLVMFuzzerInitialize(int *argc, char ***argv) {
   types[3] = pbd_DefPool_FindMessageByName(pool, "onnx.ModelProto");
   const char *keys[] = {"sem3.M.rm=s+a", "onnx.GraphProto.node=output"};
   for (size_t i = 0; i < 2; i++)
-    if (pbd_MatchRule_Parse(pool, kPbd_Match_Key, keys[i], &rules[nrules], &s)) nrules++;
-  if (pbd_MatchRule_Parse(pool, kPbd_Match_Set, "sem3.M.ri", &rules[nrules], &s)) nrules++;
+    if (pbd_Cli_ParseMatchRule(pool, kPbd_Match_Key, keys[i], &rules[nrules], &s)) nrules++;
+  if (pbd_Cli_ParseMatchRule(pool, kPbd_Match_Set, "sem3.M.ri", &rules[nrules], &s)) nrules++;
   return 0;
 }
 

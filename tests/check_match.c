@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "diff/diff.h"
+#include "cli.h"
 #include "testutil.h"
 #include "tree/tree.h"
 
@@ -40,7 +41,7 @@ static pbd_MatchRule rule(pbd_MatchKind kind, const char *spec) {
   pbd_Status s;
   pbd_Status_Clear(&s);
   M();
-  ck_assert_msg(pbd_MatchRule_Parse(pool, kind, spec, &r, &s), "%s: %s", spec, s.msg);
+  ck_assert_msg(pbd_Cli_ParseMatchRule(pool, kind, spec, &r, &s), "%s: %s", spec, s.msg);
   return r;
 }
 
@@ -186,11 +187,11 @@ START_TEST(key_rule) {
   pbd_MatchRule bad;
   pbd_Status s;
   pbd_Status_Clear(&s);
-  ck_assert(!pbd_MatchRule_Parse(pool, kPbd_Match_Key, "sem3.M.rm=nope", &bad, &s));
-  ck_assert(!pbd_MatchRule_Parse(pool, kPbd_Match_Key, "sem3.M.i32=a", &bad, &s));
-  ck_assert(!pbd_MatchRule_Parse(pool, kPbd_Match_Key, "sem3.M.rm", &bad, &s));
-  ck_assert(!pbd_MatchRule_Parse(pool, kPbd_Match_Set, "sem3.M.nope", &bad, &s));
-  ck_assert(!pbd_MatchRule_Parse(pool, kPbd_Match_Key, "sem3.M.rm=child", &bad, &s));
+  ck_assert(!pbd_Cli_ParseMatchRule(pool, kPbd_Match_Key, "sem3.M.rm=nope", &bad, &s));
+  ck_assert(!pbd_Cli_ParseMatchRule(pool, kPbd_Match_Key, "sem3.M.i32=a", &bad, &s));
+  ck_assert(!pbd_Cli_ParseMatchRule(pool, kPbd_Match_Key, "sem3.M.rm", &bad, &s));
+  ck_assert(!pbd_Cli_ParseMatchRule(pool, kPbd_Match_Set, "sem3.M.nope", &bad, &s));
+  ck_assert(!pbd_Cli_ParseMatchRule(pool, kPbd_Match_Key, "sem3.M.rm=child", &bad, &s));
 }
 END_TEST
 

@@ -101,14 +101,6 @@ int pbd_Diff_RunStream(const pbd_Message *const *left, size_t nleft,
                       const pbd_Message *const *right, size_t nright, const pbd_DiffOptions *opts,
                       pbd_EditFunc *fn, void *ctx, size_t *n_edits, pbd_Status *s);
 
-/* Builds a match rule from its command-line form: for kPbd_Match_Set the
- * full name of a repeated field ("onnx.GraphProto.node"); for
- * kPbd_Match_Key "FIELD=SUBFIELD[+SUBFIELD...]" with scalar subfields of
- * the element type (a repeated one keys by its whole list of values, as
- * ONNX nodes are known by their outputs).  Usage errors name what is wrong. */
-bool pbd_MatchRule_Parse(const pbd_DefPool *pool, pbd_MatchKind kind, const char *spec,
-                         pbd_MatchRule *rule, pbd_Status *s);
-
 #ifdef __cplusplus
 }
 #endif

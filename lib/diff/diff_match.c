@@ -1,5 +1,5 @@
 /* pbdiff — repeated fields matched as multisets or by key, maps by key
- * (diff_walk.h), and match rules read from their command-line form. */
+ * (diff_walk.h). */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -212,70 +212,4 @@ int dw_diff_map(Walk *w, const pbd_Field *l, const pbd_Field *r) {
     pbd_Path_Truncate(&w->path, mark);
   }
   return rc;
-}
-
-/* ---- Rules from text ------------------------------------------------------- */
-
-static const pbd_FieldDef *repeated_field(const pbd_DefPool *pool, const char *name,
-                                          pbd_Status *s) {
-  const pbd_FieldDef *fd = pbd_DefPool_FindFieldByFullName(pool, name);
-  if (!fd) {
-    pbd_Status_SetError(s, kPbd_Status_Usage, "no field %s in the schema (want package.Message.field)",
-                        name);
-    return NULL;
-  }
-  if (!fd->is_repeated || fd->is_map) {
-    pbd_Status_SetError(s, kPbd_Status_Usage, "%s is not a repeated field (maps match by key already)",
-                        name);
-    return NULL;
-  }
-  return fd;
-}
-
-bool pbd_MatchRule_Parse(const pbd_DefPool *pool, pbd_MatchKind kind, const char *spec,
-                         pbd_MatchRule *rule, pbd_Status *s) {
-  memset(rule, 0, sizeof *rule);
-  rule->kind = kind;
-  char name[512];
-  const char *eq = strchr(spec, '=');
-  size_t n = eq && kind == kPbd_Match_Key ? (size_t)(eq - spec) : strlen(spec);
-  if (n >= sizeof name) {
-    pbd_Status_SetError(s, kPbd_Status_Usage, "field name too long: %.60s...", spec);
-    return false;
-  }
-  memcpy(name, spec, n);
-  name[n] = '\0';
-  if (!(rule->field = repeated_field(pool, name, s))) return false;
-  if (kind != kPbd_Match_Key) return true;
-  if (!eq || !eq[1]) {
-    pbd_Status_SetError(s, kPbd_Status_Usage, "--key wants FIELD=SUBFIELD[+SUBFIELD...], not %s",
-                        spec);
-    return false;
-  }
-  const pbd_MessageDef *elem = rule->field->message_type;
-  if (!elem) {
-    pbd_Status_SetError(s, kPbd_Status_Usage, "%s is not a repeated message field", name);
-    return false;
-  }
-  for (const char *p = eq + 1; *p;) {
-    const char *plus = strchr(p, '+');
-    size_t k = plus ? (size_t)(plus - p) : strlen(p);
-    char sub[256];
-    if (k == 0 || k >= sizeof sub || rule->key_count == kPbd_MaxKeyFields) {
-      pbd_Status_SetError(s, kPbd_Status_Usage, "bad key list in %s (at most %d subfields)", spec,
-                          kPbd_MaxKeyFields);
-      return false;
-    }
-    memcpy(sub, p, k);
-    sub[k] = '\0';
-    const pbd_FieldDef *kf = pbd_MessageDef_FindFieldByName(elem, sub);
-    if (!kf || kf->is_map || kf->type == kPbd_Type_Message || kf->type == kPbd_Type_Group) {
-      pbd_Status_SetError(s, kPbd_Status_Usage,
-                          "%s has no scalar field %s to use as a key", elem->full_name, sub);
-      return false;
-    }
-    rule->key[rule->key_count++] = kf;
-    p += k + (plus ? 1 : 0);
-  }
-  return true;
 }

@@ -1,7 +1,6 @@
 /* pbdiff — the walk's state and steps shared by its files: diff.c walks
  * messages and fields, diff_match.c pairs the elements of repeated fields
- * matched as sets or by key and the entries of maps, and reads match rules
- * from their command-line form.  Internal to lib/diff. */
+ * matched as sets or by key and the entries of maps.  Internal to lib/diff. */
 #ifndef PBD_DIFF_WALK_H_
 #define PBD_DIFF_WALK_H_
 

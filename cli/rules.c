@@ -1,0 +1,118 @@
+/* pbdiff CLI — the matching options (--key, --repeated-as-set, --ignore)
+ * turned into the library's rules for one schema. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli.h"
+
+static const pbd_FieldDef *repeated_field(const pbd_DefPool *pool, const char *name,
+                                          pbd_Status *s) {
+  const pbd_FieldDef *fd = pbd_DefPool_FindFieldByFullName(pool, name);
+  if (!fd) {
+    pbd_Status_SetError(s, kPbd_Status_Usage, "no field %s in the schema (want package.Message.field)",
+                        name);
+    return NULL;
+  }
+  if (!fd->is_repeated || fd->is_map) {
+    pbd_Status_SetError(s, kPbd_Status_Usage, "%s is not a repeated field (maps match by key already)",
+                        name);
+    return NULL;
+  }
+  return fd;
+}
+
+bool pbd_Cli_ParseMatchRule(const pbd_DefPool *pool, pbd_MatchKind kind, const char *spec,
+                         pbd_MatchRule *rule, pbd_Status *s) {
+  memset(rule, 0, sizeof *rule);
+  rule->kind = kind;
+  char name[512];
+  const char *eq = strchr(spec, '=');
+  size_t n = eq && kind == kPbd_Match_Key ? (size_t)(eq - spec) : strlen(spec);
+  if (n >= sizeof name) {
+    pbd_Status_SetError(s, kPbd_Status_Usage, "field name too long: %.60s...", spec);
+    return false;
+  }
+  memcpy(name, spec, n);
+  name[n] = '\0';
+  if (!(rule->field = repeated_field(pool, name, s))) return false;
+  if (kind != kPbd_Match_Key) return true;
+  if (!eq || !eq[1]) {
+    pbd_Status_SetError(s, kPbd_Status_Usage, "--key wants FIELD=SUBFIELD[+SUBFIELD...], not %s",
+                        spec);
+    return false;
+  }
+  const pbd_MessageDef *elem = rule->field->message_type;
+  if (!elem) {
+    pbd_Status_SetError(s, kPbd_Status_Usage, "%s is not a repeated message field", name);
+    return false;
+  }
+  for (const char *p = eq + 1; *p;) {
+    const char *plus = strchr(p, '+');
+    size_t k = plus ? (size_t)(plus - p) : strlen(p);
+    char sub[256];
+    if (k == 0 || k >= sizeof sub || rule->key_count == kPbd_MaxKeyFields) {
+      pbd_Status_SetError(s, kPbd_Status_Usage, "bad key list in %s (at most %d subfields)", spec,
+                          kPbd_MaxKeyFields);
+      return false;
+    }
+    memcpy(sub, p, k);
+    sub[k] = '\0';
+    const pbd_FieldDef *kf = pbd_MessageDef_FindFieldByName(elem, sub);
+    if (!kf || kf->is_map || kf->type == kPbd_Type_Message || kf->type == kPbd_Type_Group) {
+      pbd_Status_SetError(s, kPbd_Status_Usage,
+                          "%s has no scalar field %s to use as a key", elem->full_name, sub);
+      return false;
+    }
+    rule->key[rule->key_count++] = kf;
+    p += k + (plus ? 1 : 0);
+  }
+  return true;
+}
+
+/* Turns --key, --repeated-as-set and --ignore into rules.  An --ignore that
+ * names a field of the schema ignores that field everywhere; anything else
+ * is a path pattern. */
+bool pbd_Cli_ResolveRules(const pbd_CliOptions *o, pbd_CliSchema *out, pbd_Status *s) {
+  if ((o->keys.n || o->sets.n) && !out->pool) {
+    pbd_Status_SetError(s, kPbd_Status_Usage, "--key and --repeated-as-set need a schema (-s or --proto)");
+    return false;
+  }
+  out->rules = calloc(o->keys.n + o->sets.n + 1, sizeof *out->rules);
+  out->ignores = calloc(o->ignores.n + 1, sizeof *out->ignores);
+  if (!out->rules || !out->ignores) {
+    pbd_Status_SetError(s, kPbd_Status_OutOfMemory, "out of memory");
+    return false;
+  }
+  size_t n = 0;
+  for (size_t i = 0; i < o->keys.n + o->sets.n; i++) {
+    bool key = i < o->keys.n;
+    const char *spec = key ? o->keys.v[i] : o->sets.v[i - o->keys.n];
+    if (!pbd_Cli_ParseMatchRule(out->pool, key ? kPbd_Match_Key : kPbd_Match_Set, spec,
+                                &out->rules[n], s)) {
+      char msg[sizeof s->msg];
+      memcpy(msg, s->msg, sizeof msg);
+      pbd_Status_SetError(s, s->code, "%s: %.480s", key ? "--key" : "--repeated-as-set", msg);
+      return false;
+    }
+    for (size_t k = 0; k < n; k++)
+      if (out->rules[k].field == out->rules[n].field) {
+        pbd_Status_SetError(s, kPbd_Status_Usage, "two matching rules for %s",
+                            out->rules[n].field->full_name);
+        return false;
+      }
+    n++;
+  }
+  for (size_t i = 0; i < o->ignores.n; i++) {
+    const pbd_FieldDef *fd =
+        out->pool ? pbd_DefPool_FindFieldByFullName(out->pool, o->ignores.v[i]) : NULL;
+    if (fd) out->ignores[i].field = fd;
+    else out->ignores[i].pattern = o->ignores.v[i];
+  }
+  out->diff = o->diff;
+  out->diff.rules = out->rules;
+  out->diff.rule_count = n;
+  out->diff.ignores = out->ignores;
+  out->diff.ignore_count = o->ignores.n;
+  return true;
+}
