@@ -231,11 +231,11 @@ int pbd_Cli_Cat(int argc, char **argv) {
   pbd_CliOptions so = eff;
   so.keys.n = so.sets.n = so.ignores.n = 0;
   if (pbd_Cli_LoadSchema(&so, 0, &schema, stderr)) {
-    pbd_TreeOptions topts = eff.tree;
+    pbd_ReadOptions topts = eff.compare.read;
     topts.hash_seed = 0; /* fixed: the output must not depend on the run */
     topts.pool = schema.pool;
     if (pbd_Cli_ReadInput(&eff, &schema, 0, path, NULL, eff.left_format, &topts, &in, stderr)) {
-      Printer p = {.out = stdout, .float_bits = eff.tree.float_bits};
+      Printer p = {.out = stdout, .float_bits = eff.compare.read.float_bits};
       for (size_t i = 0; i < in.nmsgs; i++) {
         if (eff.delimited) pbd_Buf_Printf(&p.buf, "# message %zu\n", i);
         write_body(&p, in.roots[i], 0);

@@ -12,6 +12,7 @@
 #include <stdio.h>
 
 #include "diff/diff.h"
+#include "pbdiff.h"
 #include "report.h"
 #include "schema/schema.h"
 #include "tree/tree.h"
@@ -42,8 +43,8 @@ typedef struct {
   long long skip_prefix;                   /* -1: not given */
   pbd_InputFormat left_format, right_format;
   /* comparison */
-  pbd_TreeOptions tree;
-  pbd_DiffOptions diff;
+  pbd_CompareOptions compare;              /* the library's options (schema and
+                                              rules filled in per pair) */
   pbd_StrList keys, sets, ignores;
   /* output */
   bool quiet;
@@ -137,7 +138,7 @@ typedef struct {
  * errors (NULL: the path).  false with one line on err. */
 bool pbd_Cli_ReadInput(const pbd_CliOptions *o, const pbd_CliSchema *schema, int side,
                        const char *path, const char *display, pbd_InputFormat format,
-                       const pbd_TreeOptions *topts, pbd_CliInput *in, FILE *err);
+                       const pbd_ReadOptions *topts, pbd_CliInput *in, FILE *err);
 void pbd_Cli_FreeInput(pbd_CliInput *in);
 /* Prints "pbdiff: NAME: MESSAGE at byte N (in PATH)" on err. */
 void pbd_Cli_PrintStatus(FILE *err, const char *name, const pbd_Status *s);

@@ -333,7 +333,7 @@ done:
 
 bool pbd_Cli_ReadInput(const pbd_CliOptions *o, const pbd_CliSchema *schema, int side,
                        const char *path, const char *display, pbd_InputFormat format,
-                       const pbd_TreeOptions *topts, pbd_CliInput *in, FILE *err) {
+                       const pbd_ReadOptions *topts, pbd_CliInput *in, FILE *err) {
   memset(in, 0, sizeof *in);
   pbd_Status s;
   pbd_Status_Clear(&s);
@@ -467,8 +467,9 @@ static int stop_at_first(void *ctx, const pbd_Edit *e) {
 static bool explain(const pbd_CliInput *l, const pbd_CliInput *r, const pbd_CliSchema *ls,
                     const pbd_CliSchema *rs, const pbd_CliOptions *o, pbd_Buf *text, pbd_Buf *json,
                     FILE *err) {
-  pbd_ExplainOptions le = {o->tree.max_depth, ls->pool, o->tree.equivalent, o->tree.ignore_unknown};
-  pbd_ExplainOptions re = {o->tree.max_depth, rs->pool, o->tree.equivalent, o->tree.ignore_unknown};
+  pbd_ReadOptions le = o->compare.read, re = o->compare.read;
+  le.pool = ls->pool;
+  re.pool = rs->pool;
   pbd_Status s;
   pbd_Status_Clear(&s);
   size_t differing = 0;
@@ -539,17 +540,12 @@ int pbd_Cli_ComparePair(const pbd_CliOptions *o, const char *lpath, const char *
       size_t n = 0;
       pbd_Status s;
       pbd_Status_Clear(&s);
-      pbd_CompareOptions co = pbd_CompareOptions_Default();
+      pbd_CompareOptions co = o->compare; /* hash_seed 0: a random one per pair */
       co.type = ls.type;
-      co.pool = ls.pool;
+      co.read.pool = ls.pool;
       co.right_schema = true;
       co.right_type = rs.type;
       co.right_pool = rs.pool;
-      co.equivalent = o->tree.equivalent;
-      co.ignore_unknown = o->tree.ignore_unknown;
-      co.strict = o->tree.strict;
-      co.max_depth = o->tree.max_depth;
-      co.hash_seed = o->tree.hash_seed; /* 0: the library draws a random one per pair */
       co.parallel = !o->recursive && sysconf(_SC_NPROCESSORS_ONLN) > 1;
       co.diff = ls.diff;
       pbd_CompareInput li = {l.data, l.size, o->delimited, l.begin, l.end, l.nmsgs};

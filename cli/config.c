@@ -332,8 +332,8 @@ pbd_CliOptions pbd_Config_Apply(const pbd_Config *c, const pbd_CliOptions *base,
   take_list(&o.ignores, &base->ignores, &s->ignores, !base->ignores.n);
   if (!base->type && !cli_schema) o.type = s->type;
   o.delimited |= s->delimited;
-  o.tree.equivalent |= s->equivalent;
-  o.tree.ignore_unknown |= s->ignore_unknown;
+  o.compare.read.equivalent |= s->equivalent;
+  o.compare.read.ignore_unknown |= s->ignore_unknown;
   if (o.left_format == kPbd_InputFormat_Guess) o.left_format = s->format;
   if (o.right_format == kPbd_InputFormat_Guess) o.right_format = s->format;
   if (o.skip_prefix < 0) o.skip_prefix = s->skip_prefix;

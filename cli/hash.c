@@ -31,7 +31,7 @@ static bool hash_input(const pbd_CliOptions *eff, const char *path) {
   memset(&in, 0, sizeof in);
   bool ok = false;
   if (pbd_Cli_LoadSchema(&so, 0, &schema, stderr)) {
-    pbd_TreeOptions topts = eff->tree;
+    pbd_ReadOptions topts = eff->compare.read;
     topts.hash_seed = 0; /* the scheme's fixed seed (docs/hash.md) */
     topts.pool = schema.pool;
     ok = pbd_Cli_ReadInput(eff, &schema, 0, path, NULL, eff->left_format, NULL, &in, stderr);

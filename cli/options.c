@@ -294,17 +294,17 @@ int pbd_Cli_ParseOptions(int argc, char **argv, pbd_Command cmd, pbd_CliOptions 
       case kOptRightFormat: o->right_format = parse_input_format(optarg); break;
       case kOptSkipPrefix: o->skip_prefix = parse_count("--skip-prefix", optarg, 0, 1LL << 40); break;
       case kOptDelimited: o->delimited = true; break;
-      case kOptEquivalent: o->tree.equivalent = true; break;
-      case kOptIgnoreUnknown: o->tree.ignore_unknown = true; break;
-      case kOptStrict: o->tree.strict = true; break;
-      case kOptFloatBits: o->tree.float_bits = o->diff.float_bits = true; break;
+      case kOptEquivalent: o->compare.read.equivalent = true; break;
+      case kOptIgnoreUnknown: o->compare.read.ignore_unknown = true; break;
+      case kOptStrict: o->compare.read.strict = true; break;
+      case kOptFloatBits: o->compare.read.float_bits = true; break;
       case kOptKey: push(&o->keys, optarg); break;
       case kOptSet: push(&o->sets, optarg); break;
-      case kOptMoves: o->diff.report_moves = true; break;
+      case kOptMoves: o->compare.diff.report_moves = true; break;
       case kOptIgnore: push(&o->ignores, optarg); break;
-      case kOptPartial: o->diff.partial = true; break;
-      case kOptMargin: o->diff.float_margin = parse_tolerance("--float-margin", optarg); break;
-      case kOptFraction: o->diff.float_fraction = parse_tolerance("--float-fraction", optarg); break;
+      case kOptPartial: o->compare.diff.partial = true; break;
+      case kOptMargin: o->compare.diff.float_margin = parse_tolerance("--float-margin", optarg); break;
+      case kOptFraction: o->compare.diff.float_fraction = parse_tolerance("--float-fraction", optarg); break;
       case kOptColor:
         o->color = optarg ? optarg : "always"; /* --color alone, as git */
         if (!pbd_Report_ColorModeValid(o->color))
@@ -313,7 +313,7 @@ int pbd_Cli_ParseOptions(int argc, char **argv, pbd_Command cmd, pbd_CliOptions 
       case kOptMaxDiffs: o->report.max_diffs = (size_t)parse_count("--max-diffs", optarg, 1, 1LL << 40); break;
       case kOptStat: o->report.stat = true; break;
       case kOptExplain: o->explain = true; break;
-      case kOptMaxDepth: o->tree.max_depth = (int)parse_count("--max-depth", optarg, 1, 10000); break;
+      case kOptMaxDepth: o->compare.read.max_depth = (int)parse_count("--max-depth", optarg, 1, 10000); break;
       case 'r': o->recursive = true; break;
       case 'j': o->jobs = (int)parse_count("--jobs", optarg, 1, 1024); break;
       case kOptSummary: o->summary = true; break;
@@ -325,7 +325,7 @@ int pbd_Cli_ParseOptions(int argc, char **argv, pbd_Command cmd, pbd_CliOptions 
       default: die_usage("unknown option '%s'", option_name(argv));
     }
   }
-  if (o->tree.strict && o->tree.ignore_unknown)
+  if (o->compare.read.strict && o->compare.read.ignore_unknown)
     die_usage("%s", "--strict and --ignore-unknown contradict each other");
   if (o->includes.n && !o->protos.n && !o->left_schemas.n && !o->right_schemas.n)
     die_usage("%s", "-I is for --proto");
@@ -333,7 +333,7 @@ int pbd_Cli_ParseOptions(int argc, char **argv, pbd_Command cmd, pbd_CliOptions 
     die_usage("%s", "--stat is a text report; it does not go with --format json or junit");
   o->report.color = pbd_Report_ShouldColor(o->color ? o->color : "auto", STDOUT_FILENO) &&
                     o->format == kPbd_Report_Text;
-  if (o->diff.float_bits && (o->diff.float_margin > 0 || o->diff.float_fraction > 0))
+  if (o->compare.read.float_bits && (o->compare.diff.float_margin > 0 || o->compare.diff.float_fraction > 0))
     die_usage("%s", "--float-bits and a float tolerance contradict each other");
   if ((o->summary || o->jobs) && !o->recursive)
     die_usage("%s", "--summary and --jobs are for -r (directories)");

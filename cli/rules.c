@@ -109,7 +109,7 @@ bool pbd_Cli_ResolveRules(const pbd_CliOptions *o, pbd_CliSchema *out, pbd_Statu
     if (fd) out->ignores[i].field = fd;
     else out->ignores[i].pattern = o->ignores.v[i];
   }
-  out->diff = o->diff;
+  out->diff = o->compare.diff;
   out->diff.rules = out->rules;
   out->diff.rule_count = n;
   out->diff.ignores = out->ignores;

@@ -183,7 +183,7 @@ static void print_result(const char *who, const Result *r) {
             r->s.offset, r->s.path);
 }
 
-static void fail(const char *what, const pbd_MessageDef *t, const pbd_TreeOptions *o,
+static void fail(const char *what, const pbd_MessageDef *t, const pbd_ReadOptions *o,
                  const uint8_t *b, size_t n, const Result *tr, const Result *cr) {
   fprintf(stderr,
           "fuzz_canon: %s disagrees with the tree\n  type %s, max_depth %d, equivalent %d, "
@@ -213,7 +213,7 @@ static const OptSet kOptSets[] = {
 };
 
 static Result tree_result(const pbd_MessageDef *t, const uint8_t *b, size_t begin, size_t end,
-                          const pbd_TreeOptions *o, pbd_Arena *a, const pbd_Message **root) {
+                          const pbd_ReadOptions *o, pbd_Arena *a, const pbd_Message **root) {
   Result r = result_new();
   const pbd_Message *m = pbd_Tree_Parse(t, b, begin, end, o, a, &r.s);
   if (m) {
@@ -251,7 +251,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   const pbd_MessageDef *t = types[sel & 7];
   if ((sel & 7) && !t) return 0; /* no schema loaded */
   const OptSet *os = &kOptSets[opt % (sizeof kOptSets / sizeof kOptSets[0])];
-  pbd_TreeOptions o;
+  pbd_ReadOptions o;
   memset(&o, 0, sizeof o);
   o.max_depth = os->max_depth;
   o.equivalent = os->equivalent;
@@ -344,7 +344,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   }
   int max = o.max_depth > 0 ? o.max_depth : kPbd_DefaultMaxDepth;
   if (max > 1) { /* depth 1 with limit max == depth 0 with limit max - 1 */
-    pbd_TreeOptions shallow = o;
+    pbd_ReadOptions shallow = o;
     shallow.max_depth = max - 1;
     Result sr = tree_result(t, b, 0, size, &shallow, a, NULL);
     char want[64];

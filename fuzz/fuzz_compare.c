@@ -61,7 +61,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   data += 2;
   size -= 2;
   size_t mid = size ? (size * cut) / 255 : 0;
-  pbd_TreeOptions o;
+  pbd_ReadOptions o;
   memset(&o, 0, sizeof o);
   o.pool = pool;
   o.hash_seed = 1;
@@ -73,7 +73,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   /* sel & 128: RIGHT read as another type, as across schema versions */
   const pbd_MessageDef *rt = sel & 128 ? types[(sel + 1) & 3] : t;
   pbd_Arena *la = pbd_Arena_New(), *ra = pbd_Arena_New();
-  pbd_TreeOptions lo = o, ro = o;
+  pbd_ReadOptions lo = o, ro = o;
   pbd_Status s;
   pbd_Status_Clear(&s);
   /* exact-size copies so that ASan sees any over-read */
@@ -111,11 +111,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     co.right_schema = true;
     co.right_type = rt;
     co.right_pool = pool;
-    co.pool = pool;
-    co.equivalent = o.equivalent;
-    co.ignore_unknown = o.ignore_unknown;
-    co.max_depth = o.max_depth;
-    co.hash_seed = o.hash_seed;
+    co.read = o;
+    co.read.pool = pool;
     co.diff = d;
     pbd_Buf b2 = {0};
     size_t n2 = 0;
@@ -138,7 +135,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     if (self != 0) abort();
     pbd_Buf_Free(&b);
     if (n == 0 && rt == t) { /* equal: the explanation must not fail on parsed input */
-      pbd_ExplainOptions eo = {o.max_depth, pool, o.equivalent, o.ignore_unknown};
+      pbd_ReadOptions eo = o;
+      eo.pool = pool;
       pbd_EncodingProfile lp, rp;
       if (!pbd_Explain_Profile(t, l, 0, mid, &eo, &lp, &s) ||
           !pbd_Explain_Profile(t, r, 0, size - mid, &eo, &rp, &s)) {

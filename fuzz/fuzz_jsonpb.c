@@ -36,7 +36,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   pbd_Status s;
   pbd_Status_Clear(&s);
   if (pbd_JsonPb_ToBinary(pool, t, json, size - 1, &out, &s)) {
-    pbd_TreeOptions o;
+    pbd_ReadOptions o;
     memset(&o, 0, sizeof o);
     o.pool = pool;
     o.max_depth = 10000; /* Struct nests 3 messages per JSON level */

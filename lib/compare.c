@@ -22,7 +22,7 @@ enum { kThreadMinBytes = 1 << 20 };
 typedef struct {
   const pbd_CompareInput *in;
   const pbd_MessageDef *type;
-  pbd_TreeOptions t;
+  pbd_ReadOptions t;
   size_t count;
   pbd_Hash128 *hashes;
   pbd_HashCache *cache;
@@ -62,11 +62,7 @@ static bool side_init(Side *sd, const pbd_CompareInput *in, const pbd_MessageDef
   memset(sd, 0, sizeof *sd);
   sd->in = in;
   sd->type = type;
-  sd->t.max_depth = o->max_depth;
-  sd->t.equivalent = o->equivalent;
-  sd->t.ignore_unknown = o->ignore_unknown;
-  sd->t.strict = o->strict;
-  sd->t.float_bits = o->diff.float_bits;
+  sd->t = o->read;
   sd->t.pool = pool;
   sd->t.hash_seed = seed;
   sd->count = in->stream ? in->count : 1;
@@ -135,14 +131,16 @@ static int walk(Side *l, Side *r, const pbd_CompareOptions *o, pbd_EditFunc *fn,
   pbd_LazyTree *lt = la ? pbd_LazyTree_New(side_data(l), &l->t, l->cache, la) : NULL;
   pbd_LazyTree *rt = ra ? pbd_LazyTree_New(side_data(r), &r->t, r->cache, ra) : NULL;
   pbd_Message **lr = lt ? shallow_roots(l, lt) : NULL, **rr = rt ? shallow_roots(r, rt) : NULL;
+  pbd_DiffOptions d = o->diff;
+  d.float_bits = o->read.float_bits; /* floats compare as they hashed */
   int rc = -1;
   if (!lr || !rr) {
     pbd_Status_SetError(s, kPbd_Status_OutOfMemory, "out of memory");
   } else if (l->in->stream) {
     rc = pbd_Diff_RunStream((const pbd_Message *const *)lr, l->count,
-                            (const pbd_Message *const *)rr, r->count, &o->diff, fn, ctx, n, s);
+                            (const pbd_Message *const *)rr, r->count, &d, fn, ctx, n, s);
   } else {
-    rc = pbd_Diff_Run(lr[0], rr[0], &o->diff, fn, ctx, n, s);
+    rc = pbd_Diff_Run(lr[0], rr[0], &d, fn, ctx, n, s);
   }
   if (rc >= 0 && !pbd_LazyTree_Ok(lt, s)) rc = -1, result->failed_input = 1;
   else if (rc >= 0 && !pbd_LazyTree_Ok(rt, s)) rc = -1, result->failed_input = 2;
@@ -162,13 +160,13 @@ int pbd_Compare_Inputs(const pbd_CompareInput *left, const pbd_CompareInput *rig
   if (!result) result = &dummy;
   memset(result, 0, sizeof *result);
   const pbd_MessageDef *rtype = o->right_schema ? o->right_type : o->type;
-  const pbd_DefPool *rpool = o->right_schema ? o->right_pool : o->pool;
-  uint64_t seed = o->hash_seed ? o->hash_seed : pbd_RandomSeed();
+  const pbd_DefPool *rpool = o->right_schema ? o->right_pool : o->read.pool;
+  uint64_t seed = o->read.hash_seed ? o->read.hash_seed : pbd_RandomSeed();
   /* identical bytes read the same way: one validating pass decides */
-  bool identical = rtype == o->type && rpool == o->pool && same_bytes(left, right);
+  bool identical = rtype == o->type && rpool == o->read.pool && same_bytes(left, right);
   Side l, r;
   int rc = -1;
-  bool ok = side_init(&l, left, o->type, o->pool, o, seed, !identical);
+  bool ok = side_init(&l, left, o->type, o->read.pool, o, seed, !identical);
   ok = side_init(&r, right, rtype, rpool, o, seed, !identical) && ok;
   if (!ok) {
     pbd_Status_SetError(s, kPbd_Status_OutOfMemory, "out of memory");

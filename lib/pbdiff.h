@@ -41,22 +41,21 @@ extern "C" {
 
 typedef struct {
   const pbd_MessageDef *type;  /* the message type; NULL compares without a schema */
-  const pbd_DefPool *pool;     /* the schema (resolves Any payloads); may be NULL */
+  /* How both inputs are read: nesting limit, --equivalent, --ignore-unknown,
+   * --strict, --float-bits, the hash seed (0: a random seed per call, so
+   * that crafted collisions do not carry over) and the schema pool (which
+   * also resolves Any payloads; may be NULL). */
+  pbd_ReadOptions read;
   /* With right_schema, RIGHT is read with its own schema and type (a NULL
    * type: without a schema), to compare across two versions of a schema by
    * field number; else as LEFT. */
   bool right_schema;
   const pbd_MessageDef *right_type;
   const pbd_DefPool *right_pool;
-  bool equivalent;             /* a field set to its default equals an unset one */
-  bool ignore_unknown;         /* unknown fields take no part */
-  bool strict;                 /* an unknown field is an error */
-  int max_depth;               /* nesting limit; 0: 100 */
   bool parallel;               /* hash the two inputs on two threads (same result;
                                   off by default) */
-  uint64_t hash_seed;          /* 0: a random seed per call (so that crafted
-                                  collisions do not carry over) */
-  pbd_DiffOptions diff;        /* floats, matching rules, ignores, partial scope */
+  pbd_DiffOptions diff;        /* tolerances, matching rules, ignores, partial scope
+                                  (its float_bits follows read.float_bits) */
 } pbd_CompareOptions;
 
 typedef struct {

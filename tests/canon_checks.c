@@ -30,7 +30,7 @@ static bool scratch_given_back(const pbd_Arena *a, pbd_ArenaMark before) {
 }
 
 ch_Result ch_via_parts(const pbd_MessageDef *t, const uint8_t *buf, const pbd_Part *parts,
-                       size_t nparts, int depth, const pbd_TreeOptions *o,
+                       size_t nparts, int depth, const pbd_ReadOptions *o,
                        const pbd_HashCache *cache) {
   ch_Result r = ch_result();
   pbd_Arena *scratch = next_scratch();
@@ -50,7 +50,7 @@ ch_Result ch_via_hasher(pbd_Hasher *h, const pbd_MessageDef *t, const pbd_Part *
   return r;
 }
 
-static int effective_max_depth(const pbd_TreeOptions *o) {
+static int effective_max_depth(const pbd_ReadOptions *o) {
   return o->max_depth > 0 ? o->max_depth : kPbd_DefaultMaxDepth;
 }
 
@@ -88,7 +88,7 @@ static bool field_boundaries(const uint8_t *buf, size_t n, size_t **out, size_t 
  * hasher kept across the calls for this buffer. */
 static void parts_both(ch_Report *r, const ch_Case *c0, pbd_Hasher *h, const uint8_t *copy,
                        size_t n, const ch_Result *tr, const pbd_Part *parts, size_t np, int depth,
-                       const pbd_TreeOptions *o, const char *extra) {
+                       const pbd_ReadOptions *o, const char *extra) {
   ch_Case c = *c0;
   ch_Result pr = ch_via_parts(c.type, copy, parts, np, depth, o, NULL);
   ch_note(r, &c, ch_compare(c.pool, c.type, copy, 0, n, tr, &pr), copy, n, tr, &pr, false, extra);
@@ -148,12 +148,12 @@ void ch_check_parts_depth(ch_Report *r, const ch_Case *c0, const uint8_t *b, siz
     if (max - d < 1) break;
     ch_Case c = *c0;
     c.what = "HashParts(depth d)";
-    pbd_TreeOptions shallow = c.o;
+    pbd_ReadOptions shallow = c.o;
     shallow.max_depth = max - d;
     uint8_t *copy = ch_copy(b, n);
     ch_Result tr = ch_via_tree(c.type, copy, 0, n, &shallow);
     pbd_Part whole = {copy, n};
-    pbd_TreeOptions deep = c.o;
+    pbd_ReadOptions deep = c.o;
     deep.max_depth = max;
     /* the depth error names the limit: the tree's, as the real limit */
     char want[64];

@@ -103,8 +103,8 @@ const ch_OptSet ch_opt_sets[kCh_NumOptSets] = {
 };
 const uint64_t ch_seeds[kCh_NumSeeds] = {0, 12345};
 
-pbd_TreeOptions ch_tree_opts(const ch_OptSet *os, uint64_t seed, const pbd_DefPool *pool) {
-  pbd_TreeOptions o;
+pbd_ReadOptions ch_tree_opts(const ch_OptSet *os, uint64_t seed, const pbd_DefPool *pool) {
+  pbd_ReadOptions o;
   memset(&o, 0, sizeof o);
   o.max_depth = os->max_depth;
   o.equivalent = os->equivalent;
@@ -133,7 +133,7 @@ uint8_t *ch_copy(const uint8_t *b, size_t n) {
 }
 
 ch_Result ch_via_tree(const pbd_MessageDef *t, const uint8_t *buf, size_t begin, size_t end,
-                      const pbd_TreeOptions *o) {
+                      const pbd_ReadOptions *o) {
   ch_Result r = ch_result();
   pbd_Arena *a = pbd_Arena_New();
   ck_assert_ptr_nonnull(a);
@@ -149,7 +149,7 @@ ch_Result ch_via_tree(const pbd_MessageDef *t, const uint8_t *buf, size_t begin,
 }
 
 ch_Result ch_via_canon(const pbd_MessageDef *t, const uint8_t *buf, size_t begin, size_t end,
-                       const pbd_TreeOptions *o, pbd_HashCache *cache) {
+                       const pbd_ReadOptions *o, pbd_HashCache *cache) {
   ch_Result r = ch_result();
   r.ok = pbd_Canon_Hash(t, buf, begin, end, o, cache, &r.hash, &r.s);
   return r;

@@ -45,7 +45,7 @@ extern const ch_OptSet ch_opt_sets[kCh_NumOptSets]; /* every suite runs under th
 extern const uint64_t ch_seeds[kCh_NumSeeds];       /* and these hash seeds */
 
 /* The tree options of an option set, with the seed and the pool. */
-pbd_TreeOptions ch_tree_opts(const ch_OptSet *os, uint64_t seed, const pbd_DefPool *pool);
+pbd_ReadOptions ch_tree_opts(const ch_OptSet *os, uint64_t seed, const pbd_DefPool *pool);
 /* Whether to run fewer inputs: $PBDIFF_QUICK set (not "0"), or a sanitizer build. */
 bool ch_quick(void);
 /* Whether $PBDIFF_VERBOSE is set (not "0"): print counts and tolerated pairs. */
@@ -69,7 +69,7 @@ typedef struct {
   const char *what; /* which function is compared ("Canon_Hash", ...) */
   const pbd_MessageDef *type;
   const pbd_DefPool *pool;
-  pbd_TreeOptions o;
+  pbd_ReadOptions o;
   const char *optname;
   bool validate; /* ch_run_pair checks pbd_Canon_Validate, not _Hash */
 } ch_Case;
@@ -80,10 +80,10 @@ ch_Result ch_result(void);
 uint8_t *ch_copy(const uint8_t *b, size_t n);
 /* pbd_Tree_Parse of buf[begin, end) as t: ok, root hash, whether empty, status. */
 ch_Result ch_via_tree(const pbd_MessageDef *t, const uint8_t *buf, size_t begin, size_t end,
-                      const pbd_TreeOptions *o);
+                      const pbd_ReadOptions *o);
 /* pbd_Canon_Hash of buf[begin, end) as t, with the cache (may be NULL). */
 ch_Result ch_via_canon(const pbd_MessageDef *t, const uint8_t *buf, size_t begin, size_t end,
-                       const pbd_TreeOptions *o, pbd_HashCache *cache);
+                       const pbd_ReadOptions *o, pbd_HashCache *cache);
 /* The verdict on the tree's result tr and the canonical pass's cr for buf[begin, end). */
 ch_Verdict ch_compare(const pbd_DefPool *pool, const pbd_MessageDef *t, const uint8_t *buf,
                       size_t begin, size_t end, const ch_Result *tr, const ch_Result *cr);
@@ -128,7 +128,7 @@ void ch_check_one(ch_Report *r, const ch_Case *c, const uint8_t *b, size_t n);
 
 /* pbd_Canon_HashParts, with a scratch arena every other call (which must be given back). */
 ch_Result ch_via_parts(const pbd_MessageDef *t, const uint8_t *buf, const pbd_Part *parts,
-                       size_t nparts, int depth, const pbd_TreeOptions *o,
+                       size_t nparts, int depth, const pbd_ReadOptions *o,
                        const pbd_HashCache *cache);
 /* pbd_Hasher_HashParts with the hasher h. */
 ch_Result ch_via_hasher(pbd_Hasher *h, const pbd_MessageDef *t, const pbd_Part *parts,

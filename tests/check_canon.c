@@ -389,7 +389,7 @@ START_TEST(hash_parts_merge_is_concatenation) {
   /* check_semantics.c rule3_concatenation_is_merge: A || B == merge(A, B) */
   size_t n;
   uint8_t *b = tu_hex("08 01 6a 02 08 01 72 01 01" "10 02 6a 03 12 01 78 72 01 02", &n);
-  pbd_TreeOptions o = ch_tree_opts(&ch_opt_sets[0], 12345, pool);
+  pbd_ReadOptions o = ch_tree_opts(&ch_opt_sets[0], 12345, pool);
   ch_Result whole = ch_via_canon(M, b, 0, n, &o, NULL);
   ch_Result tree = ch_via_tree(M, b, 0, n, &o);
   ck_assert(whole.ok && tree.ok);
@@ -465,7 +465,7 @@ static void unknown_row(ch_Report *r, const Row *row, const uint8_t *b, size_t n
 START_TEST(try_hash_unknown) {
   const pbd_DefPool *pool;
   (void)ch_type_named("sem3.M", &pool);
-  pbd_TreeOptions o = ch_tree_opts(&ch_opt_sets[0], 0, pool);
+  pbd_ReadOptions o = ch_tree_opts(&ch_opt_sets[0], 0, pool);
   struct {
     const char *hex;
     bool message;

@@ -98,7 +98,7 @@ static void check_cache_finds(const pbd_HashCache *cache, const Expect *e, size_
 
 /* The tree of buf[0, n) as t, in arena a; fails the test when it does not parse. */
 static pbd_Message *parse(const pbd_MessageDef *t, const uint8_t *buf, size_t n,
-                          const pbd_TreeOptions *o, pbd_Arena *a) {
+                          const pbd_ReadOptions *o, pbd_Arena *a) {
   pbd_Status s;
   pbd_Status_Clear(&s);
   pbd_Message *m = pbd_Tree_Parse(t, buf, 0, n, o, a, &s);
@@ -110,7 +110,7 @@ static pbd_Message *parse(const pbd_MessageDef *t, const uint8_t *buf, size_t n,
 typedef struct {
   uint8_t *buf;
   size_t n;
-  pbd_TreeOptions o;
+  pbd_ReadOptions o;
   pbd_Arena *a;
   const pbd_Message *root;
 } Built;
@@ -180,7 +180,7 @@ START_TEST(hash_cache) {
   uint8_t *buf = ch_b_exact(&x, &n); /* exact size, for ASan */
   for (int si = 0; si < kCh_NumSeeds; si++) {
     for (int oi = 0; oi < 2; oi++) { /* default, equivalent */
-      pbd_TreeOptions o = ch_tree_opts(&ch_opt_sets[oi], ch_seeds[si], pool);
+      pbd_ReadOptions o = ch_tree_opts(&ch_opt_sets[oi], ch_seeds[si], pool);
       pbd_Arena *a = pbd_Arena_New();
       pbd_Message *root = parse(M, buf, n, &o, a);
       const pbd_Field *rm = pbd_Message_FindField(root, 15), *in = pbd_Message_FindField(root, 13);

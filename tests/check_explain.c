@@ -31,22 +31,17 @@ static const pbd_MessageDef *onnx_model(void) {
 
 static const char *kOnnxAbs = "/usr/share/libonnx-testdata/data/node/test_abs/model.onnx";
 
-/* The tree options matching explain options, with a fixed seed. */
-static pbd_TreeOptions tree_opts(const pbd_ExplainOptions *eo) {
-  pbd_TreeOptions o;
-  memset(&o, 0, sizeof o);
+/* The explain options, as the tree reads, with a fixed seed. */
+static pbd_ReadOptions tree_opts(const pbd_ReadOptions *eo) {
+  pbd_ReadOptions o = *eo;
   o.hash_seed = 4242;
-  o.max_depth = eo->max_depth;
-  o.pool = eo->pool;
-  o.equivalent = eo->equivalent;
-  o.ignore_unknown = eo->ignore_unknown;
   return o;
 }
 
 /* Parses with the tree; returns whether it parsed, its root hash in *h. */
 static bool tree_parse(const pbd_MessageDef *t, const uint8_t *b, size_t n,
-                       const pbd_ExplainOptions *eo, pbd_Hash128 *h, pbd_Status *s) {
-  pbd_TreeOptions o = tree_opts(eo);
+                       const pbd_ReadOptions *eo, pbd_Hash128 *h, pbd_Status *s) {
+  pbd_ReadOptions o = tree_opts(eo);
   pbd_Arena *a = pbd_Arena_New();
   pbd_Status_Clear(s);
   pbd_Message *m = pbd_Tree_Parse(t, b, 0, n, &o, a, s);
@@ -56,7 +51,7 @@ static bool tree_parse(const pbd_MessageDef *t, const uint8_t *b, size_t n,
 }
 
 static pbd_EncodingProfile profile(const pbd_MessageDef *t, const uint8_t *b, size_t n,
-                                   const pbd_ExplainOptions *eo) {
+                                   const pbd_ReadOptions *eo) {
   pbd_EncodingProfile p;
   pbd_Status s;
   pbd_Status_Clear(&s);
@@ -67,7 +62,7 @@ static pbd_EncodingProfile profile(const pbd_MessageDef *t, const uint8_t *b, si
 
 /* The text of the comparison LEFT vs RIGHT; also checks that RIGHT vs LEFT
  * gives the same kinds with the sides swapped. */
-static char *explain_bytes(const pbd_MessageDef *t, const pbd_ExplainOptions *eo,
+static char *explain_bytes(const pbd_MessageDef *t, const pbd_ReadOptions *eo,
                            const uint8_t *l, size_t ln, const uint8_t *r, size_t rn) {
   pbd_EncodingProfile pl = profile(t, l, ln, eo), pr = profile(t, r, rn, eo);
   pbd_EncodingDiff d[kPbd_Encoding_Count], back[kPbd_Encoding_Count];
@@ -93,7 +88,7 @@ static char *explain_bytes(const pbd_MessageDef *t, const pbd_ExplainOptions *eo
 
 /* Asserts that LEFT and RIGHT are semantically equal (root hashes agree)
  * and that --explain says exactly `want`. */
-static void expect_eo(const pbd_MessageDef *t, const pbd_ExplainOptions *eo, const char *lhex,
+static void expect_eo(const pbd_MessageDef *t, const pbd_ReadOptions *eo, const char *lhex,
                       const char *rhex, const char *want) {
   size_t ln, rn;
   uint8_t *l = tu_hex(lhex, &ln), *r = tu_hex(rhex, &rn);
@@ -113,12 +108,12 @@ static void expect_eo(const pbd_MessageDef *t, const pbd_ExplainOptions *eo, con
 }
 
 static void expect(const pbd_MessageDef *t, const char *lhex, const char *rhex, const char *want) {
-  pbd_ExplainOptions eo = {0};
+  pbd_ReadOptions eo = {0};
   expect_eo(t, &eo, lhex, rhex, want);
 }
 
 /* The count and first offset of one kind in one payload. */
-static pbd_EncodingCount count_of(const pbd_MessageDef *t, const pbd_ExplainOptions *eo,
+static pbd_EncodingCount count_of(const pbd_MessageDef *t, const pbd_ReadOptions *eo,
                                   const char *hex, pbd_EncodingKind k) {
   size_t n;
   uint8_t *b = tu_hex(hex, &n);
@@ -344,7 +339,7 @@ START_TEST(kind_default_written) {
   /* -0.0 is not a default (rule 10): not equal to absent, not counted */
   size_t n;
   uint8_t *b = tu_hex("45 00000080", &n);
-  pbd_ExplainOptions eo = {0};
+  pbd_ReadOptions eo = {0};
   pbd_Hash128 h1, h2;
   pbd_Status s;
   ck_assert(tree_parse(M, b, n, &eo, &h1, &s));
@@ -388,7 +383,7 @@ START_TEST(kind_unknown_placement) {
   expect(W, "0a 04 08 01 10 09 0a 04 08 02 10 01", "0a 04 08 02 10 01 0a 04 08 01 10 09",
          "unknown field placement: 1 in LEFT (at byte 0), 0 in RIGHT\n");
   /* --ignore-unknown: unknown fields count for nothing */
-  pbd_ExplainOptions eo = {.ignore_unknown = true};
+  pbd_ReadOptions eo = {.ignore_unknown = true};
   expect_eo(M, &eo, "a0 06 01 08 01", "08 01 a0 06 07", "");
 }
 END_TEST
@@ -419,7 +414,7 @@ START_TEST(any_payload) {
   /* any { type_url: ..., value: Inner{s: "x", a: 1} } vs Inner{a: 1, s: "x"} */
   snprintf(l, sizeof l, "b2 01 27 0a 1e %s 12 05 12 01 78 08 01", url);
   snprintf(r, sizeof r, "b2 01 27 0a 1e %s 12 05 08 01 12 01 78", url);
-  pbd_ExplainOptions eo = {.pool = pool3};
+  pbd_ReadOptions eo = {.pool = pool3};
   expect_eo(M, &eo, l, r, "field order: 1 in LEFT (at byte 40), 0 in RIGHT\n");
   /* without a pool the payload is bytes: nothing inside is counted (and the
    * trees, comparing bytes, would not be equal) */
@@ -451,7 +446,7 @@ START_TEST(several_kinds_and_identical) {
   ck_assert(l && r && want);
   want = realloc(want, en + 1);
   want[en] = '\0';
-  pbd_ExplainOptions eo = {0};
+  pbd_ReadOptions eo = {0};
   pbd_Hash128 hl, hr;
   pbd_Status s;
   ck_assert(tree_parse(M, l, ln, &eo, &hl, &s));
@@ -478,7 +473,7 @@ START_TEST(onnx_field_moved) {
   uint8_t *r = malloc(n);
   memcpy(r, l + 2, n - 2);
   memcpy(r + n - 2, l, 2);
-  pbd_ExplainOptions eo = {.pool = pool_onnx};
+  pbd_ReadOptions eo = {.pool = pool_onnx};
   pbd_Hash128 hl, hr;
   pbd_Status s;
   ck_assert(tree_parse(T, l, n, &eo, &hl, &s));
@@ -498,7 +493,7 @@ START_TEST(onnx_real_files) {
   glob_t g;
   ck_assert_int_eq(glob("/usr/share/libonnx-testdata/data/node/*/model.onnx", 0, NULL, &g), 0);
   ck_assert_uint_gt(g.gl_pathc, 100);
-  pbd_ExplainOptions eo = {.pool = pool_onnx};
+  pbd_ReadOptions eo = {.pool = pool_onnx};
   size_t done = 0;
   for (size_t i = 0; i < g.gl_pathc && done < 400; i++, done++) {
     size_t n;
@@ -563,7 +558,7 @@ static void consistent(const pbd_MessageDef *t, const pbd_DefPool *pool, const u
   if (n) memcpy(b, src, n);
   const pbd_MessageDef *types[2] = {t, NULL};
   for (int i = 0; i < 2; i++) {
-    pbd_ExplainOptions eo = {.pool = pool};
+    pbd_ReadOptions eo = {.pool = pool};
     pbd_EncodingProfile p;
     pbd_Status s, ts;
     pbd_Status_Clear(&s);
@@ -669,7 +664,7 @@ START_TEST(hostile_inputs) {
   /* a smaller limit */
   size_t n;
   uint8_t *b = tu_hex("6a 04 22 02 08 01", &n);
-  pbd_ExplainOptions eo = {.max_depth = 2};
+  pbd_ReadOptions eo = {.max_depth = 2};
   ck_assert(pbd_Explain_Profile(M, b, 0, n, &eo, &p, &s));
   eo.max_depth = 1;
   pbd_Status_Clear(&s);

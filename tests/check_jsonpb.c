@@ -32,8 +32,8 @@ static const pbd_MessageDef *type_named(const char *n) {
   return m;
 }
 
-static pbd_TreeOptions tree_opts(const pbd_DefPool *p) {
-  pbd_TreeOptions o;
+static pbd_ReadOptions tree_opts(const pbd_DefPool *p) {
+  pbd_ReadOptions o;
   memset(&o, 0, sizeof o);
   o.hash_seed = 0x5eed1234;
   o.pool = p;
@@ -52,7 +52,7 @@ static char *tree_text(const pbd_Message *m) {
  * when their root hashes differ. */
 static void check_same(const pbd_DefPool *p, const pbd_MessageDef *t, const char *what,
                        const uint8_t *a, size_t an, const uint8_t *b, size_t bn) {
-  pbd_TreeOptions o = tree_opts(p);
+  pbd_ReadOptions o = tree_opts(p);
   pbd_Arena *arena = pbd_Arena_New();
   pbd_Status s;
   pbd_Message *ma = pbd_Tree_Parse(t, a, 0, an, &o, arena, &s);
@@ -153,7 +153,7 @@ START_TEST(roundtrip_detects_difference) {
   char *json = read_testdata("m_negzero.json", &jn);
   uint8_t *ref = protoc_encode("sem3.M", "m_floats.txtpb", &rn);
   pbd_Buf bin = to_binary(pool, t, "m_negzero.json", json, jn);
-  pbd_TreeOptions o = tree_opts(pool);
+  pbd_ReadOptions o = tree_opts(pool);
   pbd_Arena *arena = pbd_Arena_New();
   pbd_Status s;
   pbd_Message *a = pbd_Tree_Parse(t, (const uint8_t *)bin.data, 0, bin.len, &o, arena, &s);
@@ -183,7 +183,7 @@ END_TEST
 /* Binary -> tree -> the project's JSON writer -> this reader -> tree. */
 static void check_writer_roundtrip(const pbd_DefPool *p, const pbd_MessageDef *t, const char *what,
                                    const uint8_t *bin, size_t n) {
-  pbd_TreeOptions o = tree_opts(p);
+  pbd_ReadOptions o = tree_opts(p);
   pbd_Arena *arena = pbd_Arena_New();
   pbd_Status s;
   pbd_Message *m = pbd_Tree_Parse(t, bin, 0, n, &o, arena, &s);
@@ -553,7 +553,7 @@ START_TEST(error_depth) {
     if (extra == 0) {
       ck_assert_msg(ok, "%s", s.msg);
       /* The tree reader's default limit takes what this reader takes. */
-      pbd_TreeOptions o = tree_opts(pool);
+      pbd_ReadOptions o = tree_opts(pool);
       pbd_Arena *arena = pbd_Arena_New();
       ck_assert_msg(pbd_Tree_Parse(m, (const uint8_t *)out.data, 0, out.len, &o, arena, &s), "%s",
                     s.msg);
@@ -837,7 +837,7 @@ START_TEST(large_input) {
   for (int i = 0; i < 50000; i++) pbd_Buf_Printf(&j, "%s%d.25", i ? ", " : "", i);
   pbd_Buf_AppendStr(&j, "]}");
   pbd_Buf out = to_binary(pool, m, "large", j.data, j.len);
-  pbd_TreeOptions o = tree_opts(pool);
+  pbd_ReadOptions o = tree_opts(pool);
   pbd_Arena *arena = pbd_Arena_New();
   pbd_Status s;
   pbd_Message *t = pbd_Tree_Parse(m, (const uint8_t *)out.data, 0, out.len, &o, arena, &s);

@@ -21,8 +21,8 @@ static const pbd_MessageDef *M(void) {
   return pbd_DefPool_FindMessageByName(pool, "sem3.M");
 }
 
-static pbd_TreeOptions topts(void) {
-  pbd_TreeOptions o;
+static pbd_ReadOptions topts(void) {
+  pbd_ReadOptions o;
   memset(&o, 0, sizeof o);
   o.hash_seed = 99;
   o.pool = pool;
@@ -30,7 +30,7 @@ static pbd_TreeOptions topts(void) {
 }
 
 static void check(const pbd_DiffOptions *d, const char *l, const char *r, const char *want) {
-  pbd_TreeOptions o = topts();
+  pbd_ReadOptions o = topts();
   char *got = tu_diff_hex(M(), l, r, &o, d, NULL);
   ck_assert_msg(!strcmp(got, want), "%s vs %s:\n got: [%s]\nwant: [%s]", l, r, got, want);
   free(got);

@@ -1137,7 +1137,7 @@ static void put_varint(uint8_t *b, size_t *n, uint64_t v) {
 static const pbd_Message *parse(const pbd_MessageDef *t, const uint8_t *b, size_t n) {
   uint8_t *copy = pbd_Arena_Malloc(g_arena, n ? n : 1); /* outlives the tree */
   memcpy(copy, b, n);
-  pbd_TreeOptions o;
+  pbd_ReadOptions o;
   memset(&o, 0, sizeof o);
   o.hash_seed = 1;
   o.pool = g_pool;

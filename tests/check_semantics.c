@@ -21,8 +21,8 @@ static const pbd_MessageDef *type3(const char *n) {
 }
 static const pbd_MessageDef *type2(const char *n) { return tu_message(&pool2, "proto/sem2.proto", n); }
 
-static pbd_TreeOptions opts_default(void) {
-  pbd_TreeOptions o;
+static pbd_ReadOptions opts_default(void) {
+  pbd_ReadOptions o;
   memset(&o, 0, sizeof o);
   o.hash_seed = 12345;
   o.pool = pool3;
@@ -30,7 +30,7 @@ static pbd_TreeOptions opts_default(void) {
 }
 
 static char *diff_hex(const pbd_MessageDef *t, const char *lhex, const char *rhex,
-                      const pbd_TreeOptions *o, bool *hash_equal) {
+                      const pbd_ReadOptions *o, bool *hash_equal) {
   pbd_DiffOptions d = {.float_bits = o->float_bits};
   return tu_diff_hex(t, lhex, rhex, o, &d, hash_equal);
 }
@@ -62,7 +62,7 @@ static char *mirror(const char *edits) {
 }
 
 /* Asserts LEFT vs RIGHT gives `expected` (and RIGHT vs LEFT its mirror). */
-static void expect_o(const pbd_MessageDef *t, const pbd_TreeOptions *o, const char *lhex,
+static void expect_o(const pbd_MessageDef *t, const pbd_ReadOptions *o, const char *lhex,
                      const char *rhex, const char *expected) {
   bool heq;
   char *got = diff_hex(t, lhex, rhex, o, &heq);
@@ -84,7 +84,7 @@ static void expect_o(const pbd_MessageDef *t, const pbd_TreeOptions *o, const ch
  * goes first as removed and what comes after as added). */
 static void expect_each(const pbd_MessageDef *t, const char *lhex, const char *rhex,
                         const char *want, const char *want_back) {
-  pbd_TreeOptions o = opts_default();
+  pbd_ReadOptions o = opts_default();
   bool heq;
   char *got = diff_hex(t, lhex, rhex, &o, &heq);
   ck_assert_msg(!strcmp(got, want), "%s vs %s:\n got: [%s]\nwant: [%s]", lhex, rhex, got, want);
@@ -96,12 +96,12 @@ static void expect_each(const pbd_MessageDef *t, const char *lhex, const char *r
 }
 
 static void expect(const pbd_MessageDef *t, const char *lhex, const char *rhex, const char *want) {
-  pbd_TreeOptions o = opts_default();
+  pbd_ReadOptions o = opts_default();
   expect_o(t, &o, lhex, rhex, want);
 }
 
 /* Parses hex that must fail; returns the status. */
-static pbd_Status parse_fail(const pbd_MessageDef *t, const char *hex, const pbd_TreeOptions *o) {
+static pbd_Status parse_fail(const pbd_MessageDef *t, const char *hex, const pbd_ReadOptions *o) {
   size_t n;
   uint8_t *b = tu_hex(hex, &n);
   pbd_Arena *a = pbd_Arena_New();
@@ -264,7 +264,7 @@ START_TEST(rule6_unknown_fields) {
   expect(M, "f8 07 01 08 01 f8 07 02", "08 01 f8 07 01 f8 07 02", "");
   /* a wire type that does not match the schema makes an unknown field */
   expect(M, "0a 01 78", "", "removed 1[0]: \"x\" -> _\n");
-  pbd_TreeOptions o = opts_default();
+  pbd_ReadOptions o = opts_default();
   o.ignore_unknown = true;
   expect_o(M, &o, "08 01 f8 07 05 0a 01 78", "08 01", "");
   o.ignore_unknown = false;
@@ -290,7 +290,7 @@ START_TEST(rule7_presence) {
   expect(M, "90 01 03", "", "removed oi: 3 -> _\n");
   expect(M, "6a 00", "", "presence inner: { } -> _\n");
   expect(M, "98 01 00", "", "presence c1: 0 -> _\n");
-  pbd_TreeOptions o = opts_default();
+  pbd_ReadOptions o = opts_default();
   o.equivalent = true;
   expect_o(M, &o, "90 01 00 6a 00 98 01 00", "", "");
   expect_o(M, &o, "90 01 03", "", "removed oi: 3 -> _\n");
@@ -301,7 +301,7 @@ END_TEST
 
 START_TEST(rule7_proto2_defaults) {
   const pbd_MessageDef *M = type2("sem2.M");
-  pbd_TreeOptions o = opts_default();
+  pbd_ReadOptions o = opts_default();
   expect(M, "08 00", "", "presence i: 0 -> _\n");
   expect(M, "10 07", "", "presence di: 7 -> _\n");            /* declared default */
   expect(M, "10 00", "", "removed di: 0 -> _\n");             /* not the default */
@@ -331,7 +331,7 @@ START_TEST(rule7_onnx_empty_optional_value) {
   for (size_t i = 0; i < n; i++) sprintf(full + 2 * i, "%02x", file[i]);
   cut = strdup(full);
   cut[(n - 2) * 2] = '\0';
-  pbd_TreeOptions o = opts_default();
+  pbd_ReadOptions o = opts_default();
   expect_o(M, &o, full, cut, "presence elem_type: 0 -> _\n");
   expect_o(M, &o, "10 00", "", "presence elem_type: 0 -> _\n");
   expect_o(M, &o, full, full, "");
@@ -364,7 +364,7 @@ END_TEST
 
 START_TEST(rule8_bad_field_numbers) {
   const pbd_MessageDef *M = type3("sem3.M");
-  pbd_TreeOptions o = opts_default();
+  pbd_ReadOptions o = opts_default();
   pbd_Status s = parse_fail(M, "08 01 00 01", &o);
   ck_assert_int_eq(s.code, kPbd_Status_Malformed);
   ck_assert_int_eq(s.offset, 2);
@@ -388,7 +388,7 @@ START_TEST(rule9_enums) {
   /* ... also out of a packed run */
   expect(M2, "2a 03 01 05 02", "2a 02 01 02 28 05", "");
   expect(M2, "2a 03 01 05 02", "2a 02 01 02", "removed 5[0]: 5 -> _\n");
-  pbd_TreeOptions o = opts_default();
+  pbd_ReadOptions o = opts_default();
   o.ignore_unknown = true;
   expect_o(M2, &o, "2a 03 01 05 02 20 05", "2a 02 01 02", "");
   /* a map entry whose closed-enum value is unknown stays whole, as an
@@ -414,7 +414,7 @@ START_TEST(rule10_floats) {
   expect(M3, "85 02 00000080", "85 02 00000000", "");
   expect(type2("sem2.M"), "55 00000080", "55 00000000", "");
   expect(M3, "c2 01 08 0000c07f 00000080", "c2 01 08 0100c0ff 00000000", "");
-  pbd_TreeOptions o = opts_default();
+  pbd_ReadOptions o = opts_default();
   o.float_bits = true;
   expect_o(M3, &o, "45 0000c07f", "45 0100c07f", "changed f: nan -> nan\n");
   expect_o(M3, &o, "85 02 00000080", "85 02 00000000", "changed of: -0 -> 0\n");
@@ -458,7 +458,7 @@ START_TEST(rule12_groups_extensions) {
   expect(M, "a0 06 05", "a0 06 06", "changed [sem2.ext_i]: 5 -> 6\n");
   expect(M, "aa 06 02 08 01", "aa 06 02 08 02", "changed [sem2.ext_m].a: 1 -> 2\n");
   expect(M, "aa 06 02 08 01 08 01", "08 01 aa 06 02 08 01", "");
-  pbd_TreeOptions o = opts_default();
+  pbd_ReadOptions o = opts_default();
   pbd_Status s = parse_fail(M, "08 01 3c", &o);
   ck_assert_int_eq(s.offset, 2);
   s = parse_fail(M, "3b 40 01 4c", &o); /* mismatched end group */
@@ -485,7 +485,7 @@ END_TEST
 
 START_TEST(errors_malformed) {
   const pbd_MessageDef *M = type3("sem3.M");
-  pbd_TreeOptions o = opts_default();
+  pbd_ReadOptions o = opts_default();
   pbd_Status s = parse_fail(M, "08", &o);
   ck_assert_int_eq(s.offset, 1);
   ck_assert_ptr_nonnull(strstr(s.msg, "truncated varint"));
@@ -518,7 +518,7 @@ END_TEST
 
 START_TEST(errors_utf8) {
   const pbd_MessageDef *M = type3("sem3.M");
-  pbd_TreeOptions o = opts_default();
+  pbd_ReadOptions o = opts_default();
   pbd_Status s = parse_fail(M, "52 01 ff", &o);
   ck_assert_int_eq(s.code, kPbd_Status_BadUtf8);
   ck_assert_int_eq(s.offset, 2);
@@ -551,7 +551,7 @@ START_TEST(errors_depth) {
     n += k;
     memcpy(buf, tmp, n);
   }
-  pbd_TreeOptions o = opts_default();
+  pbd_ReadOptions o = opts_default();
   pbd_Arena *a = pbd_Arena_New();
   pbd_Status s;
   pbd_Status_Clear(&s);
@@ -586,7 +586,7 @@ START_TEST(errors_every_prefix) {
            "c5 01 0000803f f8 07 05 0b 08 01 0c", any);
   free(any);
   uint8_t *b = tu_hex(hex, &n);
-  pbd_TreeOptions o = opts_default();
+  pbd_ReadOptions o = opts_default();
   for (size_t k = 0; k <= n; k++) {
     pbd_Arena *a = pbd_Arena_New();
     pbd_Status s;
@@ -607,7 +607,7 @@ START_TEST(errors_every_prefix) {
     pbd_Status vs;
     pbd_Status_Clear(&vs);
     ck_assert_int_eq(pbd_Canon_Validate(M, copy, 0, k, &o, &vs), m != NULL);
-    pbd_TreeOptions strict = o;
+    pbd_ReadOptions strict = o;
     strict.strict = true;
     pbd_Status_Clear(&vs);
     pbd_Status_Clear(&hs);
@@ -684,7 +684,7 @@ static int collect(void *ctx, const pbd_Edit *e) {
 
 START_TEST(large_inputs_walk_as_whole_trees) {
   const pbd_MessageDef *M = type3("sem3.M");
-  pbd_TreeOptions o = opts_default();
+  pbd_ReadOptions o = opts_default();
   size_t cases[][2] = {{60000, 31234}, {60000, 0}, {60000, 59999}};
   for (size_t k = 0; k < 3; k++) {
     size_t ln, rn;
@@ -703,9 +703,8 @@ START_TEST(large_inputs_walk_as_whole_trees) {
     ck_assert_int_eq(pbd_Diff_Run(lm, rm, NULL, collect, &whole, NULL, &s), 0);
     pbd_CompareOptions co = pbd_CompareOptions_Default();
     co.type = M;
-    co.pool = o.pool;
+    co.read = o;
     co.parallel = true;
-    co.hash_seed = o.hash_seed;
     ck_assert_int_eq(pbd_Compare(l, ln, r, rn, &co, collect, &piped, NULL, &s), 1);
     ck_assert_str_eq(piped.data, whole.data);
     ck_assert_ptr_nonnull(strstr(whole.data, "changed rm["));
@@ -724,7 +723,7 @@ START_TEST(hash_seeded) {
   const pbd_MessageDef *M = type3("sem3.M");
   size_t n;
   uint8_t *b = tu_hex("08 01 52 01 78", &n);
-  pbd_TreeOptions o = opts_default();
+  pbd_ReadOptions o = opts_default();
   pbd_Arena *a = pbd_Arena_New();
   pbd_Status s;
   pbd_Status_Clear(&s);

@@ -167,7 +167,7 @@ static int collect_edit(void *ctx, const pbd_Edit *e) {
 }
 
 char *tu_diff_hex(const pbd_MessageDef *t, const char *lhex, const char *rhex,
-                  const pbd_TreeOptions *o, const pbd_DiffOptions *d, bool *hash_equal) {
+                  const pbd_ReadOptions *o, const pbd_DiffOptions *d, bool *hash_equal) {
   size_t ln, rn;
   uint8_t *l = tu_hex(lhex, &ln), *r = tu_hex(rhex, &rn);
   pbd_Arena *a = pbd_Arena_New();
@@ -192,14 +192,9 @@ char *tu_diff_hex(const pbd_MessageDef *t, const char *lhex, const char *rhex,
    * reports exactly what the walk over whole trees reports */
   pbd_CompareOptions co = pbd_CompareOptions_Default();
   co.type = t;
-  co.pool = o->pool;
-  co.equivalent = o->equivalent;
-  co.ignore_unknown = o->ignore_unknown;
-  co.strict = o->strict;
-  co.max_depth = o->max_depth;
-  co.hash_seed = o->hash_seed ? o->hash_seed : 1;
+  co.read = *o;
+  if (!co.read.hash_seed) co.read.hash_seed = 1;
   if (d) co.diff = *d;
-  co.diff.float_bits = o->float_bits;
   pbd_Buf out = {0};
   pbd_Buf_AppendStr(&out, "");
   pbd_CompareResult res;

@@ -39,7 +39,7 @@ pbd_DefPool *tu_load_pool(const char *proto);
  * text format ("" when equal; malloc'd).  Sets *hash_equal to whether the
  * roots hash equal.  Fails the test when a payload does not parse. */
 char *tu_diff_hex(const pbd_MessageDef *t, const char *lhex, const char *rhex,
-                  const pbd_TreeOptions *o, const pbd_DiffOptions *d, bool *hash_equal);
+                  const pbd_ReadOptions *o, const pbd_DiffOptions *d, bool *hash_equal);
 
 /* A path from its text (docs/json-format.md syntax: fields by name or
  * number, [N] indices, ["s"] and [true] map keys, [pkg.ext] extensions and

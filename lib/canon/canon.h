@@ -53,13 +53,13 @@ bool pbd_HashCache_Find(const pbd_HashCache *c, const uint8_t *data, size_t size
  * hash_seed, pool; the others are not used).  cache may be NULL.  Returns
  * false with the status set as pbd_Tree_Parse sets it. */
 bool pbd_Canon_Hash(const pbd_MessageDef *type, const uint8_t *buf, size_t begin, size_t end,
-                    const pbd_TreeOptions *o, pbd_HashCache *cache, pbd_Hash128 *out,
+                    const pbd_ReadOptions *o, pbd_HashCache *cache, pbd_Hash128 *out,
                     pbd_Status *s);
 
 /* Checks buf[begin, end) as pbd_Canon_Hash reads it, without hashing: the
  * same errors (two inputs with identical bytes need no more). */
 bool pbd_Canon_Validate(const pbd_MessageDef *type, const uint8_t *buf, size_t begin, size_t end,
-                        const pbd_TreeOptions *o, pbd_Status *s);
+                        const pbd_ReadOptions *o, pbd_Status *s);
 
 /* The hash of a message of `type` at nesting `depth` (its parent's depth + 1)
  * made of the given parts (merged, rule 3), as its parent's record takes it;
@@ -68,7 +68,7 @@ bool pbd_Canon_Validate(const pbd_MessageDef *type, const uint8_t *buf, size_t b
  * messages already known, which are then not read again.  scratch (may be
  * NULL) is working memory: what is taken from it is given back. */
 bool pbd_Canon_HashParts(const pbd_MessageDef *type, const uint8_t *buf, const pbd_Part *parts,
-                         size_t nparts, int depth, const pbd_TreeOptions *o,
+                         size_t nparts, int depth, const pbd_ReadOptions *o,
                          const pbd_HashCache *cache, pbd_Arena *scratch, pbd_Hash128 *out,
                          bool *empty, pbd_Status *s);
 
@@ -78,13 +78,13 @@ bool pbd_Canon_HashParts(const pbd_MessageDef *type, const uint8_t *buf, const p
  * they are bytes; false with the status set (OutOfMemory) on failure, which
  * *failed tells. */
 bool pbd_Canon_TryHashUnknown(const uint8_t *buf, const uint8_t *data, size_t size, int depth,
-                              const pbd_TreeOptions *o, const pbd_HashCache *cache,
+                              const pbd_ReadOptions *o, const pbd_HashCache *cache,
                               pbd_Arena *scratch, pbd_Hash128 *out, bool *failed, pbd_Status *s);
 
 /* The two calls above for many messages of one buffer (a shallow tree's):
  * the working memory stays from one call to the next. */
 typedef struct pbd_Hasher pbd_Hasher;
-pbd_Hasher *pbd_Hasher_New(const uint8_t *buf, const pbd_TreeOptions *o,
+pbd_Hasher *pbd_Hasher_New(const uint8_t *buf, const pbd_ReadOptions *o,
                            const pbd_HashCache *cache);
 void pbd_Hasher_Free(pbd_Hasher *h);
 bool pbd_Hasher_HashParts(pbd_Hasher *h, const pbd_MessageDef *type, const pbd_Part *parts,

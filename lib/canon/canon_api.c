@@ -3,7 +3,7 @@
 
 /* ---- Public ------------------------------------------------------------------ */
 
-static Ctx new_ctx(const uint8_t *buf, const pbd_TreeOptions *o, pbd_Arena *scratch,
+static Ctx new_ctx(const uint8_t *buf, const pbd_ReadOptions *o, pbd_Arena *scratch,
                    pbd_Status *s) {
   Ctx c;
   memset(&c, 0, sizeof c);
@@ -19,7 +19,7 @@ static Ctx new_ctx(const uint8_t *buf, const pbd_TreeOptions *o, pbd_Arena *scra
 /* One whole message buf[begin, end), hashed (into a cache when given) or
  * only checked, with working memory of its own. */
 static bool read_root(const pbd_MessageDef *type, const uint8_t *buf, size_t begin, size_t end,
-                      const pbd_TreeOptions *o, pbd_HashCache *cache, bool validate,
+                      const pbd_ReadOptions *o, pbd_HashCache *cache, bool validate,
                       pbd_Hash128 *out, pbd_Status *s) {
   pbd_Arena *scratch = pbd_Arena_New();
   if (!scratch) {
@@ -39,13 +39,13 @@ static bool read_root(const pbd_MessageDef *type, const uint8_t *buf, size_t beg
 }
 
 bool pbd_Canon_Hash(const pbd_MessageDef *type, const uint8_t *buf, size_t begin, size_t end,
-                    const pbd_TreeOptions *o, pbd_HashCache *cache, pbd_Hash128 *out,
+                    const pbd_ReadOptions *o, pbd_HashCache *cache, pbd_Hash128 *out,
                     pbd_Status *s) {
   return read_root(type, buf, begin, end, o, cache, false, out, s);
 }
 
 bool pbd_Canon_Validate(const pbd_MessageDef *type, const uint8_t *buf, size_t begin, size_t end,
-                        const pbd_TreeOptions *o, pbd_Status *s) {
+                        const pbd_ReadOptions *o, pbd_Status *s) {
   if (pbd_Canon_QuickCheck(type, buf + begin, buf + end, o)) return true;
   /* an error is possible: the careful reading finds it and says where */
   return read_root(type, buf, begin, end, o, NULL, true, NULL, s);
@@ -57,7 +57,7 @@ struct pbd_Hasher {
   Ctx c;  /* its frames and scratch memory outlive each call */
 };
 
-pbd_Hasher *pbd_Hasher_New(const uint8_t *buf, const pbd_TreeOptions *o,
+pbd_Hasher *pbd_Hasher_New(const uint8_t *buf, const pbd_ReadOptions *o,
                            const pbd_HashCache *cache) {
   pbd_Hasher *h = calloc(1, sizeof *h);
   if (!h) return NULL;
@@ -95,7 +95,7 @@ bool pbd_Hasher_TryUnknown(pbd_Hasher *h, const uint8_t *data, size_t size, int 
 }
 
 /* A context for one call with the caller's scratch memory, or its own. */
-static bool begin_call(Ctx *c, const uint8_t *buf, const pbd_TreeOptions *o,
+static bool begin_call(Ctx *c, const uint8_t *buf, const pbd_ReadOptions *o,
                        const pbd_HashCache *cache, pbd_Arena *scratch, int depth,
                        pbd_Status *s) {
   *c = new_ctx(buf, o, scratch ? scratch : pbd_Arena_New(), s);
@@ -111,7 +111,7 @@ static void end_call(Ctx *c, pbd_Arena *scratch) {
 }
 
 bool pbd_Canon_HashParts(const pbd_MessageDef *type, const uint8_t *buf, const pbd_Part *parts,
-                         size_t nparts, int depth, const pbd_TreeOptions *o,
+                         size_t nparts, int depth, const pbd_ReadOptions *o,
                          const pbd_HashCache *cache, pbd_Arena *scratch, pbd_Hash128 *out,
                          bool *empty, pbd_Status *s) {
   Ctx c;
@@ -127,7 +127,7 @@ bool pbd_Canon_HashParts(const pbd_MessageDef *type, const uint8_t *buf, const p
 }
 
 bool pbd_Canon_TryHashUnknown(const uint8_t *buf, const uint8_t *data, size_t size, int depth,
-                              const pbd_TreeOptions *o, const pbd_HashCache *cache,
+                              const pbd_ReadOptions *o, const pbd_HashCache *cache,
                               pbd_Arena *scratch, pbd_Hash128 *out, bool *failed, pbd_Status *s) {
   Ctx c;
   *failed = false;

@@ -11,12 +11,12 @@
 #include "canon/canon_internal.h"
 #include "wire/wire.h"
 
-static bool enum_refused(const pbd_TreeOptions *o, const pbd_FieldDef *fd, uint64_t raw) {
+static bool enum_refused(const pbd_ReadOptions *o, const pbd_FieldDef *fd, uint64_t raw) {
   return o->strict && pbd_EnumValueUnknown(fd, raw);
 }
 
 /* A packed run of fd's values that reads without error. */
-static bool packed_ok(const pbd_TreeOptions *o, const pbd_FieldDef *fd, const uint8_t *p,
+static bool packed_ok(const pbd_ReadOptions *o, const pbd_FieldDef *fd, const uint8_t *p,
                       const uint8_t *end) {
   int wt = pbd_WireTypeOf(fd->type);
   size_t n = (size_t)(end - p);
@@ -33,10 +33,10 @@ static bool packed_ok(const pbd_TreeOptions *o, const pbd_FieldDef *fd, const ui
 }
 
 /* A known field whose wire type fits: its value reads without error. */
-static bool value_ok(const pbd_TreeOptions *o, int max_depth, const pbd_FieldDef *fd,
+static bool value_ok(const pbd_ReadOptions *o, int max_depth, const pbd_FieldDef *fd,
                      uint64_t value, const uint8_t *data, size_t size, int depth);
 
-static bool message_ok(const pbd_TreeOptions *o, int max_depth, const pbd_MessageDef *def,
+static bool message_ok(const pbd_ReadOptions *o, int max_depth, const pbd_MessageDef *def,
                        const uint8_t *p, const uint8_t *end, int depth) {
   while (p < end) {
     uint64_t tag, value = 0;
@@ -82,7 +82,7 @@ static bool message_ok(const pbd_TreeOptions *o, int max_depth, const pbd_Messag
   return true;
 }
 
-static bool value_ok(const pbd_TreeOptions *o, int max_depth, const pbd_FieldDef *fd,
+static bool value_ok(const pbd_ReadOptions *o, int max_depth, const pbd_FieldDef *fd,
                      uint64_t value, const uint8_t *data, size_t size, int depth) {
   switch (fd->type) {
     case kPbd_Type_String:
@@ -100,7 +100,7 @@ static bool value_ok(const pbd_TreeOptions *o, int max_depth, const pbd_FieldDef
 }
 
 bool pbd_Canon_QuickCheck(const pbd_MessageDef *type, const uint8_t *p, const uint8_t *end,
-                          const pbd_TreeOptions *o) {
+                          const pbd_ReadOptions *o) {
   int max_depth = o->max_depth > 0 ? o->max_depth : kPbd_DefaultMaxDepth;
   return message_ok(o, max_depth, type, p, end, 0);
 }

@@ -97,7 +97,7 @@ static inline bool pbd_StringValueOk(const pbd_FieldDef *fd, const pbd_WireField
 /* Rule 6 under --strict and --ignore-unknown, for an unknown field of a
  * message the schema describes (in_schema): false with the status when
  * refused; else *keep says whether it is kept (not under --ignore-unknown). */
-static inline bool pbd_UnknownFieldAllowed(bool in_schema, const pbd_TreeOptions *o,
+static inline bool pbd_UnknownFieldAllowed(bool in_schema, const pbd_ReadOptions *o,
                                            const pbd_WireField *f, const uint8_t *base,
                                            bool *keep, pbd_Status *s) {
   *keep = true;
@@ -115,7 +115,7 @@ static inline bool pbd_UnknownFieldAllowed(bool in_schema, const pbd_TreeOptions
 /* Rule 9 under the same options: a closed-enum value the schema does not
  * know is refused (false, the status set), dropped or kept (*keep) as an
  * unknown varint. */
-static inline bool pbd_UnknownEnumAllowed(bool in_schema, const pbd_TreeOptions *o,
+static inline bool pbd_UnknownEnumAllowed(bool in_schema, const pbd_ReadOptions *o,
                                           const pbd_FieldDef *fd, uint64_t raw, bool *keep,
                                           pbd_Status *s) {
   *keep = true;
@@ -198,7 +198,7 @@ const uint8_t *pbd_Packed_Next(const pbd_FieldDef *fd, size_t width, const uint8
 /* True when buf reads as a message of `type` without any error, as certain
  * as the hash pass (canon_check.c); false when an error is possible. */
 bool pbd_Canon_QuickCheck(const pbd_MessageDef *type, const uint8_t *p, const uint8_t *end,
-                          const pbd_TreeOptions *o);
+                          const pbd_ReadOptions *o);
 
 /* Remembers a message's hash (hashcache.c); a no-op when c is NULL or the
  * message is below the cache's size floor. */

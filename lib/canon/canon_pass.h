@@ -106,7 +106,7 @@ typedef struct {
 
 typedef struct {
   const uint8_t *buf;
-  const pbd_TreeOptions *o;
+  const pbd_ReadOptions *o;
   pbd_Arena *scratch;
   pbd_Status *s;
   int max_depth;

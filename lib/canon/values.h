@@ -72,7 +72,7 @@ typedef struct {
   uint64_t hash_seed;          /* XXH3 seed; fixed for stored fingerprints,
                                   random per run for comparisons */
   const pbd_DefPool *pool;     /* to resolve Any type URLs (may be NULL) */
-} pbd_TreeOptions;
+} pbd_ReadOptions;
 
 /* Rule 8: a raw varint or fixed value read as the schema type reads it, in
  * the tree's canonical 64-bit slot (int32/enum/sfixed32 sign-extended from

@@ -677,14 +677,14 @@ static void profile_clear(pbd_EncodingProfile *out) {
 }
 
 bool pbd_Explain_Profile(const pbd_MessageDef *type, const uint8_t *buf, size_t begin, size_t end,
-                         const pbd_ExplainOptions *opts, pbd_EncodingProfile *out, pbd_Status *s) {
+                         const pbd_ReadOptions *opts, pbd_EncodingProfile *out, pbd_Status *s) {
   profile_clear(out);
   if (begin > end) {
     pbd_Status_SetError(s, kPbd_Status_Usage, "begin %zu is past end %zu", begin, end);
     return false;
   }
   if (begin == end) return true; /* an empty message: nothing written */
-  pbd_ExplainOptions o;
+  pbd_ReadOptions o;
   memset(&o, 0, sizeof o);
   if (opts) o = *opts;
   Ctx c;

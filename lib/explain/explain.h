@@ -25,6 +25,7 @@
 #include <stdint.h>
 
 #include "core/base.h"
+#include "canon/values.h"
 #include "schema/schema.h"
 #include "core/status.h"
 
@@ -115,27 +116,20 @@ typedef struct {
   pbd_EncodingCount by_kind[kPbd_Encoding_Count];
 } pbd_EncodingProfile;
 
-typedef struct {
-  int max_depth;            /* nesting limit; <= 0: kPbd_DefaultMaxDepth (use
-                               the value the trees were parsed with) */
-  const pbd_DefPool *pool;  /* resolves Any type URLs so that payloads are
-                               scanned as their type; NULL: not scanned */
-  bool equivalent;          /* as pbd_TreeOptions.equivalent: fields with
-                               presence holding defaults count too */
-  bool ignore_unknown;      /* as pbd_TreeOptions.ignore_unknown: unknown
-                               fields are skipped, nothing in them counted */
-} pbd_ExplainOptions;
-
 /* Scans buf[begin, end) as one message of `type` (NULL: schemaless, as rule
  * 13 reads it: then only FieldOrder and NonMinimalVarint apply, LEN fields
  * that parse as messages being scanned as messages) and fills *out.
- * opts may be NULL (defaults).  Offsets count from buf.  Returns false with
+ * opts (may be NULL: defaults) are read as the comparison reads: max_depth,
+ * pool (resolves Any type URLs so that payloads are scanned as their type;
+ * NULL: not scanned), equivalent (fields with presence holding defaults
+ * count too) and ignore_unknown (unknown fields skipped, nothing in them
+ * counted).  Offsets count from buf.  Returns false with
  * the status set (kPbd_Status_Malformed, kPbd_Status_MaxDepthExceeded,
  * kPbd_Status_OutOfMemory), naming the byte offset and, where known, the
  * field path, when the bytes are malformed; *out is then all zero counts.
  * Does not check UTF-8 (pbd_Tree_Parse does).  Keeps no pointer to buf. */
 bool pbd_Explain_Profile(const pbd_MessageDef *type, const uint8_t *buf, size_t begin, size_t end,
-                         const pbd_ExplainOptions *opts, pbd_EncodingProfile *out, pbd_Status *s);
+                         const pbd_ReadOptions *opts, pbd_EncodingProfile *out, pbd_Status *s);
 
 /* One kind in which two profiles differ. */
 typedef struct {

@@ -1,7 +1,7 @@
 /* pbdiff — text format and JSON writers for tree values (see format.h).
  *
  * Recursion follows the tree, whose depth the reader already bounded
- * (pbd_TreeOptions.max_depth), so no separate limit is kept here. */
+ * (pbd_ReadOptions.max_depth), so no separate limit is kept here. */
 #include "format/format.h"
 
 #include <inttypes.h>

@@ -580,7 +580,7 @@ static bool hash_message(Ctx *c, pbd_Message *m) {
 
 /* ---- Public --------------------------------------------------------------- */
 
-Ctx pbd_TreeBuild_NewCtx(const pbd_MessageDef *type, const uint8_t *buf, const pbd_TreeOptions *opts,
+Ctx pbd_TreeBuild_NewCtx(const pbd_MessageDef *type, const uint8_t *buf, const pbd_ReadOptions *opts,
                    pbd_Arena *arena, pbd_Status *s) {
   Ctx c = {buf, opts, arena, NULL, s,
            opts->max_depth > 0 ? opts->max_depth : kPbd_DefaultMaxDepth, type == NULL,
@@ -590,7 +590,7 @@ Ctx pbd_TreeBuild_NewCtx(const pbd_MessageDef *type, const uint8_t *buf, const p
 }
 
 pbd_Message *pbd_Tree_Parse(const pbd_MessageDef *type, const uint8_t *buf, size_t begin,
-                            size_t end, const pbd_TreeOptions *opts, pbd_Arena *arena,
+                            size_t end, const pbd_ReadOptions *opts, pbd_Arena *arena,
                             pbd_Status *s) {
   Ctx c = pbd_TreeBuild_NewCtx(type, buf, opts, arena, s);
   c.scratch = pbd_Arena_New();

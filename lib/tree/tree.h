@@ -96,7 +96,7 @@ bool pbd_Message_IsEmpty(const pbd_Message *m);
  * status set (Malformed, BadUtf8, MaxDepthExceeded, UnknownField,
  * OutOfMemory) naming the offset and, where known, the field path. */
 pbd_Message *pbd_Tree_Parse(const pbd_MessageDef *type, const uint8_t *buf, size_t begin,
-                            size_t end, const pbd_TreeOptions *opts, pbd_Arena *arena,
+                            size_t end, const pbd_ReadOptions *opts, pbd_Arena *arena,
                             pbd_Status *s);
 
 /* A shallow tree: each message is read one level at a time, when its fields
@@ -108,7 +108,7 @@ pbd_Message *pbd_Tree_Parse(const pbd_MessageDef *type, const uint8_t *buf, size
 typedef struct pbd_LazyTree pbd_LazyTree;
 
 /* A shallow tree over buf; cache may be NULL.  NULL when out of memory. */
-pbd_LazyTree *pbd_LazyTree_New(const uint8_t *buf, const pbd_TreeOptions *o,
+pbd_LazyTree *pbd_LazyTree_New(const uint8_t *buf, const pbd_ReadOptions *o,
                                const pbd_HashCache *cache, pbd_Arena *arena);
 /* The message buf[begin, end) of `type` whose hash (from the hash pass) is
  * `hash`, not read yet; NULL when out of memory. */

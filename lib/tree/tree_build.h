@@ -34,7 +34,7 @@ typedef struct {
 
 typedef struct {
   const uint8_t *buf;
-  const pbd_TreeOptions *o;
+  const pbd_ReadOptions *o;
   pbd_Arena *a;       /* the tree: messages, final field arrays, value arrays */
   pbd_Arena *scratch; /* builders, used as a stack: a finished subtree's
                          builders are released at once */
@@ -54,7 +54,7 @@ static inline bool oom(Ctx *c) {
 
 struct pbd_LazyTree {
   const uint8_t *buf;
-  pbd_TreeOptions o;
+  pbd_ReadOptions o;
   const pbd_HashCache *cache;
   pbd_Hasher *hasher;        /* hashes sub-messages the cache does not have */
   pbd_Arena *arena;          /* the caller's: messages and fields */
@@ -76,7 +76,7 @@ typedef struct pbd_Unread {
 
 /* tree.c: the reading of the wire into builders. */
 Ctx pbd_TreeBuild_NewCtx(const pbd_MessageDef *type, const uint8_t *buf,
-                         const pbd_TreeOptions *opts, pbd_Arena *arena, pbd_Status *s);
+                         const pbd_ReadOptions *opts, pbd_Arena *arena, pbd_Status *s);
 pbd_Message *pbd_TreeBuild_NewMessage(Ctx *c, const pbd_MessageDef *def);
 /* Gives a message (its def set) an empty builder in scratch memory. */
 bool pbd_TreeBuild_StartMessage(Ctx *c, pbd_Message *m);
@@ -97,6 +97,6 @@ bool pbd_TreeBuild_UnreadUnknownLen(Ctx *c, const pbd_WireField *f, int depth,
 
 /* tree_values.c: writes a finished message's pbh1 record (its children
  * hashed already) and sets m->hash; false when out of memory. */
-bool pbd_Tree_HashRecord(pbd_Message *m, const pbd_TreeOptions *o, pbd_Arena *scratch);
+bool pbd_Tree_HashRecord(pbd_Message *m, const pbd_ReadOptions *o, pbd_Arena *scratch);
 
 #endif

@@ -94,7 +94,7 @@ bool pbd_TreeBuild_UnreadUnknownLen(Ctx *c, const pbd_WireField *f, int depth, p
 
 /* ---- Shallow trees: reading a level on demand ------------------------------------ */
 
-pbd_LazyTree *pbd_LazyTree_New(const uint8_t *buf, const pbd_TreeOptions *o,
+pbd_LazyTree *pbd_LazyTree_New(const uint8_t *buf, const pbd_ReadOptions *o,
                                const pbd_HashCache *cache, pbd_Arena *arena) {
   pbd_LazyTree *t = pbd_Arena_Calloc(arena, sizeof *t);
   if (!t) return NULL;

@@ -26,7 +26,7 @@
 enum { kInlineBytes = kPbd_InlineBytes, kInlineScalars = kPbd_InlineScalars };
 
 typedef struct {
-  const pbd_TreeOptions *o;
+  const pbd_ReadOptions *o;
   pbd_Arena *scratch;
 } HashCtx;
 
@@ -138,7 +138,7 @@ static void rec_message(const HashCtx *c, Record *r, const pbd_Message *m) {
   for (uint32_t i = 0; i < m->field_count_; i++) rec_field(c, r, &m->fields_[i]);
 }
 
-bool pbd_Tree_HashRecord(pbd_Message *m, const pbd_TreeOptions *o, pbd_Arena *scratch) {
+bool pbd_Tree_HashRecord(pbd_Message *m, const pbd_ReadOptions *o, pbd_Arena *scratch) {
   /* Most records fit the stack buffer and take one pass; a bigger one is
    * measured by the first pass and written by a second. */
   HashCtx hc = {o, scratch}, *c = &hc;
