@@ -9,6 +9,7 @@
 #define PBD_CLI_H_
 
 #include <stdbool.h>
+#include <stdint.h>
 #include <stdio.h>
 
 #include "diff/diff.h"
@@ -57,6 +58,8 @@ typedef struct {
   const char *config;                      /* --config FILE */
   bool recursive;                          /* -r */
   int jobs;                                /* -j N; 0: the number of cores */
+  uint64_t given;                          /* the options the command line gave,
+                                              one bit per row of cli/options.c */
 } pbd_CliOptions;
 
 /* Which command the options are parsed for (each accepts a subset). */
@@ -69,6 +72,23 @@ int pbd_Cli_ParseOptions(int argc, char **argv, pbd_Command cmd, pbd_CliOptions 
 void pbd_Cli_FreeOptions(pbd_CliOptions *o);
 /* The usage text of a command. */
 const char *pbd_Cli_Usage(pbd_Command cmd);
+
+/* ---- .pbdiff keys: the option table's rows that are also config keys ------- */
+
+/* The row a key sets, or -1 for an unknown key. */
+int pbd_Cli_ConfigKey(const char *key);
+/* Whether the key's value names a file (relative to the config's directory). */
+bool pbd_Cli_ConfigKeyIsFile(int key);
+/* "schema, proto, ..." for messages. */
+const char *pbd_Cli_ConfigKeyNames(void);
+/* Whether a value suits the key; false with the reason in why. */
+bool pbd_Cli_CheckConfigValue(int key, const char *value, char *why, size_t n);
+/* base with the config's n key = value settings applied, except those the
+ * command line overrides (it gave the option, or one that replaces it: a
+ * --schema replaces the config's schema, proto, proto-path and type).  The
+ * result owns its lists: free it with pbd_Cli_FreeApplied. */
+pbd_CliOptions pbd_Cli_ApplyConfig(const pbd_CliOptions *base, const int *keys,
+                                   const char *const *values, size_t n);
 
 /* ---- Config file (.pbdiff, git-config syntax) ----------------------------- */
 

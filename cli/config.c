@@ -25,13 +25,13 @@
 
 #include "cli.h"
 
+/* A [file "GLOB"] section: its settings, each a row of the option table
+ * (cli/options.c) and a value, in the file's order. */
 typedef struct {
   char *glob;
-  pbd_StrList schemas, protos, includes, keys, sets, ignores;
-  char *type;
-  bool delimited, equivalent, ignore_unknown;
-  pbd_InputFormat format;
-  long long skip_prefix; /* -1: not set */
+  int *keys;
+  const char **values;
+  size_t n;
 } Section;
 
 struct pbd_Config {
@@ -58,23 +58,14 @@ static char *keep(pbd_Config *c, char *s) {
 void pbd_Config_Free(pbd_Config *c) {
   if (!c) return;
   for (size_t i = 0; i < c->n; i++) {
-    Section *s = &c->sections[i];
-    pbd_StrList *lists[] = {&s->schemas, &s->protos, &s->includes, &s->keys, &s->sets, &s->ignores};
-    for (size_t k = 0; k < sizeof lists / sizeof *lists; k++) free((void *)lists[k]->v);
+    free(c->sections[i].keys);
+    free((void *)c->sections[i].values);
   }
   for (size_t i = 0; i < c->nstrings; i++) free(c->strings[i]);
   free(c->strings);
   free(c->sections);
   free(c->dir);
   free(c);
-}
-
-static bool push(pbd_StrList *l, const char *v) {
-  const char **nv = realloc((void *)l->v, sizeof *l->v * (l->n + 1));
-  if (!nv) return false;
-  nv[l->n++] = v;
-  l->v = nv;
-  return true;
 }
 
 static char *trim(char *s) {
@@ -113,51 +104,25 @@ static char *resolve_file(const pbd_Config *c, const char *v) {
   return p;
 }
 
-static bool parse_bool(const char *v, bool *out) {
-  if (!*v || !strcmp(v, "true") || !strcmp(v, "yes") || !strcmp(v, "on") || !strcmp(v, "1")) {
-    *out = true;
-    return true;
-  }
-  if (!strcmp(v, "false") || !strcmp(v, "no") || !strcmp(v, "off") || !strcmp(v, "0")) {
-    *out = false;
-    return true;
-  }
-  return false;
-}
-
-/* One `key = value` line of a section; false with a message for a bad one. */
+/* One `key = value` line of a section; false with a message in why for a
+ * bad one (why left empty: out of memory). */
 static bool set_key(pbd_Config *c, Section *s, const char *key, char *value, char *why, size_t n) {
-  char *v = value_of(value);
-  if (!strcmp(key, "schema") || !strcmp(key, "proto") || !strcmp(key, "proto-path")) {
-    char *file = keep(c, resolve_file(c, v));
-    pbd_StrList *l = key[0] == 's' ? &s->schemas : !strcmp(key, "proto") ? &s->protos : &s->includes;
-    return file && push(l, file);
-  }
-  char *copy = keep(c, strdup(v));
-  if (!copy) return false;
-  if (!strcmp(key, "type")) s->type = copy;
-  else if (!strcmp(key, "key")) return push(&s->keys, copy);
-  else if (!strcmp(key, "repeated-as-set")) return push(&s->sets, copy);
-  else if (!strcmp(key, "ignore")) return push(&s->ignores, copy);
-  else if (!strcmp(key, "delimited")) return parse_bool(v, &s->delimited) || (snprintf(why, n, "%s wants true or false", key), false);
-  else if (!strcmp(key, "equivalent")) return parse_bool(v, &s->equivalent) || (snprintf(why, n, "%s wants true or false", key), false);
-  else if (!strcmp(key, "ignore-unknown")) return parse_bool(v, &s->ignore_unknown) || (snprintf(why, n, "%s wants true or false", key), false);
-  else if (!strcmp(key, "format")) {
-    if (!strcmp(v, "binary")) s->format = kPbd_InputFormat_Binary;
-    else if (!strcmp(v, "textproto")) s->format = kPbd_InputFormat_TextProto;
-    else if (!strcmp(v, "json")) s->format = kPbd_InputFormat_Json;
-    else return snprintf(why, n, "format wants binary, textproto or json"), false;
-  } else if (!strcmp(key, "skip-prefix")) {
-    char *end;
-    long long k = strtoll(v, &end, 10);
-    if (*end || end == v || k < 0) return snprintf(why, n, "skip-prefix wants a number"), false;
-    s->skip_prefix = k;
-  } else {
-    snprintf(why, n, "unknown key '%s' (known: schema, proto, proto-path, type, key, "
-                     "repeated-as-set, ignore, delimited, equivalent, ignore-unknown, format, "
-                     "skip-prefix)", key);
+  int k = pbd_Cli_ConfigKey(key);
+  if (k < 0) {
+    snprintf(why, n, "unknown key '%s' (known: %s)", key, pbd_Cli_ConfigKeyNames());
     return false;
   }
+  char *v = value_of(value);
+  if (!pbd_Cli_CheckConfigValue(k, v, why, n)) return false;
+  char *kept = keep(c, pbd_Cli_ConfigKeyIsFile(k) ? resolve_file(c, v) : strdup(v));
+  int *keys = kept ? realloc(s->keys, sizeof *keys * (s->n + 1)) : NULL;
+  if (!keys) return false;
+  s->keys = keys;
+  const char **values = realloc((void *)s->values, sizeof *values * (s->n + 1));
+  if (!values) return false;
+  s->values = values;
+  s->keys[s->n] = k;
+  s->values[s->n++] = kept;
   return true;
 }
 
@@ -186,7 +151,6 @@ static pbd_Config *parse(const char *path, FILE *f, FILE *err) {
         c->sections = ns;
         cur = &c->sections[c->n++];
         memset(cur, 0, sizeof *cur);
-        cur->skip_prefix = -1;
         if (!(cur->glob = keep(c, strdup(glob)))) goto oom;
         in_other = false;
       } else if (strchr(p, ']')) {
@@ -301,16 +265,7 @@ static bool glob_match(const char *glob, const char *path) {
   return fnmatch(glob, path, 0) == 0; /* `**`: let `*` cross directories */
 }
 
-static void take_list(pbd_StrList *dst, const pbd_StrList *from_base, const pbd_StrList *from_cfg,
-                      bool use_cfg) {
-  const pbd_StrList *src = use_cfg ? from_cfg : from_base;
-  dst->v = NULL;
-  dst->n = 0;
-  for (size_t i = 0; i < src->n; i++) push(dst, src->v[i]);
-}
-
 pbd_CliOptions pbd_Config_Apply(const pbd_Config *c, const pbd_CliOptions *base, const char *path) {
-  pbd_CliOptions o = *base;
   const Section *s = NULL;
   if (c && c->n && path && strcmp(path, "-") && strcmp(path, "/dev/null")) {
     char rel[PATH_MAX];
@@ -318,26 +273,8 @@ pbd_CliOptions pbd_Config_Apply(const pbd_Config *c, const pbd_CliOptions *base,
     for (size_t i = 0; i < c->n; i++)
       if (glob_match(c->sections[i].glob, rel)) s = &c->sections[i];
   }
-  static const Section kEmpty = {.skip_prefix = -1};
-  if (!s) s = &kEmpty;
-  /* what the command line gave wins */
-  bool cli_schema = base->schemas.n || base->protos.n;
-  take_list(&o.schemas, &base->schemas, &s->schemas, !cli_schema);
-  take_list(&o.protos, &base->protos, &s->protos, !cli_schema);
-  take_list(&o.includes, &base->includes, &s->includes, !cli_schema && !base->includes.n);
-  take_list(&o.left_schemas, &base->left_schemas, &base->left_schemas, false);
-  take_list(&o.right_schemas, &base->right_schemas, &base->right_schemas, false);
-  take_list(&o.keys, &base->keys, &s->keys, !base->keys.n);
-  take_list(&o.sets, &base->sets, &s->sets, !base->sets.n);
-  take_list(&o.ignores, &base->ignores, &s->ignores, !base->ignores.n);
-  if (!base->type && !cli_schema) o.type = s->type;
-  o.delimited |= s->delimited;
-  o.compare.read.equivalent |= s->equivalent;
-  o.compare.read.ignore_unknown |= s->ignore_unknown;
-  if (o.left_format == kPbd_InputFormat_Guess) o.left_format = s->format;
-  if (o.right_format == kPbd_InputFormat_Guess) o.right_format = s->format;
-  if (o.skip_prefix < 0) o.skip_prefix = s->skip_prefix;
-  return o;
+  if (!s) return pbd_Cli_ApplyConfig(base, NULL, NULL, 0);
+  return pbd_Cli_ApplyConfig(base, s->keys, s->values, s->n);
 }
 
 void pbd_Cli_FreeApplied(pbd_CliOptions *o) { pbd_Cli_FreeOptions(o); }

@@ -1,5 +1,11 @@
-/* pbdiff CLI — options and usage texts, shared by every command. */
+/* pbdiff CLI — the one table of options.  Each row says a name, its
+ * argument, which commands take it, where --help lists it and with what
+ * text, whether .pbdiff has it as a key, and how its value is stored; the
+ * getopt parser, every command's --help and the config file's keys are all
+ * read from it (docs/architecture.md: a new option is a row here plus the
+ * code that reads its field). */
 #include <getopt.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -8,83 +14,323 @@
 #include "cli.h"
 #include "pbdiff.h"
 
-#define SCHEMA_HELP                                                                          \
-  "Schema (without one, fields are compared by number; see docs/semantics.md):\n"           \
-  "  -s, --schema FILE      serialized FileDescriptorSet, as written by\n"                  \
-  "                         'protoc --include_imports -o FILE'; repeatable\n"               \
-  "      --proto FILE       .proto source, compiled by running protoc; repeatable\n"        \
-  "  -I, --proto-path DIR   import directory for --proto; repeatable\n"                     \
-  "                         (/usr/include is searched last, for the well-known types)\n"    \
-  "  -t, --type NAME        fully qualified message type, e.g. onnx.ModelProto\n"           \
-  "      --config FILE      read per-path schemas and options from FILE instead of the\n"   \
-  "                         first .pbdiff found from the current directory upwards\n"
+/* ---- How values are stored ------------------------------------------------ */
 
-#define INPUT_HELP                                                                           \
-  "Inputs ('-' is standard input; gzip-compressed inputs are read transparently):\n"        \
-  "      --delimited        inputs are streams of varint length-prefixed messages\n"        \
-  "      --skip-prefix N    drop the first N bytes of each input (a fixed header)\n"        \
-  "      --equivalent       a field set to its default equals an unset field\n"             \
-  "      --ignore-unknown   unknown fields take no part\n"                                  \
-  "      --strict           an unknown field is an error (exit 2)\n"                        \
-  "      --max-depth N      nesting limit for messages and groups (default 100)\n"
+typedef struct Option Option;
+/* Stores arg (NULL for a flag given on the command line) into o; false
+ * with a reason in why for a bad value. */
+typedef bool Setter(pbd_CliOptions *o, const Option *opt, const char *arg, char *why, size_t n);
 
-#define FLOAT_BITS_HELP \
-  "      --float-bits       floats by bit pattern (NaN payloads and the sign of zero count)\n"
+enum { kCompare = 1 << kPbd_Cmd_Compare, kCat = 1 << kPbd_Cmd_Cat, kHash = 1 << kPbd_Cmd_Hash,
+       kAll = kCompare | kCat | kHash };
 
-static const char kCompareUsage[] =
-    "Usage: pbdiff [OPTIONS] LEFT RIGHT\n"
-    "       pbdiff -r [OPTIONS] DIR1 DIR2\n"
-    "       pbdiff cat [OPTIONS] FILE          (pbdiff cat --help)\n"
-    "       pbdiff hash [OPTIONS] FILE...      (pbdiff hash --help)\n"
-    "Compare two protobuf payloads by meaning, not by bytes.\n"
-    "\n" SCHEMA_HELP
-    "      --left-schema FILE, --right-schema FILE\n"
-    "                         a descriptor set (or .proto) for one side only: compare a\n"
-    "                         message across two versions of its schema, by field number\n"
-    "      --left-type NAME, --right-type NAME\n"
-    "                         the type for one side only\n"
-    "\n" INPUT_HELP
-    "      --left-format F, --right-format F\n"
-    "                         binary, textproto or json (default: from the extension:\n"
-    "                         .textproto .txtpb .pbtxt -> textproto, .json -> json)\n"
-    "\n"
-    "Comparison:\n"
-    "      --float-bits       compare floats by bit pattern (NaN != NaN, -0 != 0)\n"
-    "      --float-margin X   floats equal when |a-b| <= X\n"
-    "      --float-fraction Y floats equal when |a-b| <= Y * max(|a|,|b|)\n"
-    "\n"
-    "Matching (FIELD is a full field name, package.Message.field):\n"
-    "      --key FIELD=SUB[+SUB...]  match the elements of a repeated message field\n"
-    "                         by key subfields; paths name the key: node[name=\"conv1\"]\n"
-    "      --repeated-as-set FIELD   elements of FIELD are a multiset (order ignored)\n"
-    "      --report-moves     report keyed or set elements whose position changed\n"
-    "      --ignore FIELD|PATTERN    leave out a field (full name) or a path pattern\n"
-    "                         with [*] for any index or key: graph.node[*].doc_string\n"
-    "      --partial          compare only the fields set in LEFT (the expected side)\n"
-    "\n"
-    "Output:\n"
-    "  -q, --quiet            print nothing; the exit status tells\n"
-    "      --format FMT       'text' (default): one line per difference, grouped\n"
-    "                         under a 'MESSAGE-PATH (Type):' header:\n"
-    "                         'FIELD: LEFT -> RIGHT', 'FIELD: added VALUE',\n"
-    "                         'FIELD: removed VALUE', 'FIELD: unset -> set to VALUE',\n"
-    "                         'FIELD: moved [I] -> [J]'; 'json': one object, see\n"
-    "                         docs/json-format.md; 'junit': JUnit XML for CI\n"
-    "                         servers, one test case per file, see docs/ci.md\n"
-    "      --color[=WHEN]     colour the text report: auto (default: when standard\n"
-    "                         output is a terminal and NO_COLOR is unset), always, never\n"
-    "      --max-diffs N      show the first N differences, then how many more\n"
-    "      --stat             counts by kind and by top-level field instead of the list\n"
-    "      --explain          when the inputs are equal but their bytes differ, list the\n"
-    "                         encoding differences (field order, packed, varints, ...)\n"
-    "\n"
-    "Directories:\n"
-    "  -r, --recursive        compare DIR1 and DIR2 file by file (by relative path)\n"
-    "  -j, --jobs N           compare N files at a time (default: the number of cores)\n"
-    "      --summary          one line per file instead of the differences\n"
-    "\n"
-    "  -h, --help             show this help and exit\n"
-    "      --version          show the version and the fingerprint scheme, and exit\n"
+typedef enum { kSecSchema, kSecInputs, kSecComparison, kSecMatching, kSecOutput, kSecDirs,
+               kSecOther, kSecCount } Section;
+
+static const char *const kSectionTitles[kSecCount] = {
+    "Schema (without one, fields are compared by number; see docs/semantics.md):",
+    "Inputs ('-' is standard input; gzip-compressed inputs are read transparently):",
+    "Comparison:",
+    "Matching (FIELD is a full field name, package.Message.field):",
+    "Output:",
+    "Directories:",
+    NULL,
+};
+
+struct Option {
+  const char *name;      /* long name */
+  char short_name;       /* or 0 */
+  const char *arg;       /* argument name in --help; NULL: a flag; "[=WHEN]": optional */
+  unsigned commands;     /* kCompare, kCat, kHash */
+  Section section;
+  const char *help;      /* --help text, lines split by '\n'; NULL: not listed */
+  const char *shown_as;  /* --help's name column when not "--name ARG" */
+  Setter *set;
+  size_t field;          /* offsetof(pbd_CliOptions, ...) for the generic setters */
+  long long min, max;    /* set_count's range */
+  /* .pbdiff: the key (NULL: not a key), whether its value is a file name
+   * (relative to the config's directory), and the options that, given on
+   * the command line, win over it (space-separated; the key's own name
+   * always does). */
+  const char *config_key;
+  bool config_file;
+  const char *yields_to;
+};
+
+#define FIELD(f) offsetof(pbd_CliOptions, f)
+
+static bool *bool_at(pbd_CliOptions *o, const Option *opt) { return (bool *)((char *)o + opt->field); }
+
+static bool set_flag(pbd_CliOptions *o, const Option *opt, const char *arg, char *why, size_t n) {
+  if (!arg || !*arg || !strcmp(arg, "true") || !strcmp(arg, "yes") || !strcmp(arg, "on") ||
+      !strcmp(arg, "1")) {
+    *bool_at(o, opt) = true;
+  } else if (!strcmp(arg, "false") || !strcmp(arg, "no") || !strcmp(arg, "off") || !strcmp(arg, "0")) {
+    *bool_at(o, opt) = false;
+  } else {
+    snprintf(why, n, "%s wants true or false", opt->name);
+    return false;
+  }
+  return true;
+}
+
+static bool set_string(pbd_CliOptions *o, const Option *opt, const char *arg, char *why, size_t n) {
+  (void)why, (void)n;
+  *(const char **)((char *)o + opt->field) = arg;
+  return true;
+}
+
+static bool push(pbd_StrList *l, const char *v) {
+  const char **nv = realloc((void *)l->v, sizeof *l->v * (l->n + 1));
+  if (!nv) return false;
+  nv[l->n++] = v;
+  l->v = nv;
+  return true;
+}
+
+static bool set_list(pbd_CliOptions *o, const Option *opt, const char *arg, char *why, size_t n) {
+  if (push((pbd_StrList *)((char *)o + opt->field), arg)) return true;
+  snprintf(why, n, "out of memory");
+  return false;
+}
+
+static bool parse_count(const Option *opt, const char *arg, long long *v, char *why, size_t n) {
+  char *end;
+  *v = strtoll(arg, &end, 10);
+  if (*end || end == arg || *v < opt->min || *v > opt->max) {
+    snprintf(why, n, "--%s wants a number from %lld to %lld, not '%s'", opt->name, opt->min,
+             opt->max, arg);
+    return false;
+  }
+  return true;
+}
+
+/* The counts are of three C types; the row's field says which by name. */
+static bool set_count_ll(pbd_CliOptions *o, const Option *opt, const char *arg, char *why, size_t n) {
+  return parse_count(opt, arg, (long long *)((char *)o + opt->field), why, n);
+}
+
+static bool set_count_int(pbd_CliOptions *o, const Option *opt, const char *arg, char *why, size_t n) {
+  long long v;
+  if (!parse_count(opt, arg, &v, why, n)) return false;
+  *(int *)((char *)o + opt->field) = (int)v;
+  return true;
+}
+
+static bool set_count_size(pbd_CliOptions *o, const Option *opt, const char *arg, char *why, size_t n) {
+  long long v;
+  if (!parse_count(opt, arg, &v, why, n)) return false;
+  *(size_t *)((char *)o + opt->field) = (size_t)v;
+  return true;
+}
+
+/* A float tolerance: finite and not negative. */
+static bool set_tolerance(pbd_CliOptions *o, const Option *opt, const char *arg, char *why, size_t n) {
+  char *end;
+  double v = strtod(arg, &end);
+  if (*end || end == arg || !(v >= 0) || v > 1e300) {
+    snprintf(why, n, "--%s wants a number >= 0, not '%s'", opt->name, arg);
+    return false;
+  }
+  *(double *)((char *)o + opt->field) = v;
+  return true;
+}
+
+static bool set_input_format(pbd_CliOptions *o, const Option *opt, const char *arg, char *why,
+                             size_t n) {
+  pbd_InputFormat f;
+  if (!strcmp(arg, "binary")) f = kPbd_InputFormat_Binary;
+  else if (!strcmp(arg, "textproto")) f = kPbd_InputFormat_TextProto;
+  else if (!strcmp(arg, "json")) f = kPbd_InputFormat_Json;
+  else {
+    snprintf(why, n, "unknown input format '%s' (use binary, textproto or json)", arg);
+    return false;
+  }
+  /* --left-format, --right-format, or both (cat's and hash's --format);
+   * .pbdiff's format fills the sides the command line left to the guess */
+  if (opt->field == FIELD(left_format) || opt->field == FIELD(right_format)) {
+    *(pbd_InputFormat *)((char *)o + opt->field) = f;
+  } else if (opt->commands) {
+    o->left_format = o->right_format = f;
+  } else {
+    if (o->left_format == kPbd_InputFormat_Guess) o->left_format = f;
+    if (o->right_format == kPbd_InputFormat_Guess) o->right_format = f;
+  }
+  return true;
+}
+
+static bool set_report_format(pbd_CliOptions *o, const Option *opt, const char *arg, char *why,
+                              size_t n) {
+  (void)opt;
+  if (pbd_Report_FormatByName(arg, &o->format)) return true;
+  snprintf(why, n, "unknown format '%s' (use %s)", arg, pbd_Report_FormatNames());
+  return false;
+}
+
+static bool set_color(pbd_CliOptions *o, const Option *opt, const char *arg, char *why, size_t n) {
+  (void)opt;
+  o->color = arg ? arg : "always"; /* --color alone, as git */
+  if (pbd_Report_ColorModeValid(o->color)) return true;
+  snprintf(why, n, "--color wants auto, always or never, not '%s'", o->color);
+  return false;
+}
+
+/* ---- The table ------------------------------------------------------------- */
+
+#define FLAG(f) .set = set_flag, .field = FIELD(f)
+#define STRING(f) .set = set_string, .field = FIELD(f)
+#define LIST(f) .set = set_list, .field = FIELD(f)
+
+static const Option kOptions[] = {
+    /* schema */
+    {"schema", 's', "FILE", kAll, kSecSchema,
+     "serialized FileDescriptorSet, as written by\n'protoc --include_imports -o FILE'; repeatable",
+     NULL, LIST(schemas), .config_key = "schema", .config_file = true, .yields_to = "proto"},
+    {"proto", 0, "FILE", kAll, kSecSchema, ".proto source, compiled by running protoc; repeatable",
+     NULL, LIST(protos), .config_key = "proto", .config_file = true, .yields_to = "schema"},
+    {"proto-path", 'I', "DIR", kAll, kSecSchema,
+     "import directory for --proto; repeatable\n(/usr/include is searched last, for the "
+     "well-known types)",
+     NULL, LIST(includes), .config_key = "proto-path", .config_file = true,
+     .yields_to = "schema proto"},
+    {"type", 't', "NAME", kAll, kSecSchema, "fully qualified message type, e.g. onnx.ModelProto",
+     NULL, STRING(type), .config_key = "type", .yields_to = "schema proto"},
+    {"config", 0, "FILE", kAll, kSecSchema,
+     "read per-path schemas and options from FILE instead of the\nfirst .pbdiff found from the "
+     "current directory upwards",
+     NULL, STRING(config)},
+    {"left-schema", 0, "FILE", kCompare, kSecSchema,
+     "a descriptor set (or .proto) for one side only: compare a\nmessage across two versions of "
+     "its schema, by field number",
+     "--left-schema FILE, --right-schema FILE", LIST(left_schemas)},
+    {"right-schema", 0, "FILE", kCompare, kSecSchema, NULL, NULL, LIST(right_schemas)},
+    {"left-type", 0, "NAME", kCompare, kSecSchema, "the type for one side only",
+     "--left-type NAME, --right-type NAME", STRING(left_type)},
+    {"right-type", 0, "NAME", kCompare, kSecSchema, NULL, NULL, STRING(right_type)},
+    /* inputs */
+    {"delimited", 0, NULL, kAll, kSecInputs, "inputs are streams of varint length-prefixed messages",
+     NULL, FLAG(delimited), .config_key = "delimited"},
+    {"skip-prefix", 0, "N", kAll, kSecInputs, "drop the first N bytes of each input (a fixed header)",
+     NULL, .set = set_count_ll, .field = FIELD(skip_prefix), .min = 0, .max = 1LL << 40,
+     .config_key = "skip-prefix"},
+    {"equivalent", 0, NULL, kAll, kSecInputs, "a field set to its default equals an unset field",
+     NULL, FLAG(compare.read.equivalent), .config_key = "equivalent"},
+    {"ignore-unknown", 0, NULL, kAll, kSecInputs, "unknown fields take no part", NULL,
+     FLAG(compare.read.ignore_unknown), .config_key = "ignore-unknown"},
+    {"strict", 0, NULL, kAll, kSecInputs, "an unknown field is an error (exit 2)", NULL,
+     FLAG(compare.read.strict)},
+    {"max-depth", 0, "N", kAll, kSecInputs, "nesting limit for messages and groups (default 100)",
+     NULL, .set = set_count_int, .field = FIELD(compare.read.max_depth), .min = 1, .max = 10000},
+    {"left-format", 0, "F", kCompare, kSecInputs,
+     "binary, textproto or json (default: from the extension:\n.textproto .txtpb .pbtxt -> "
+     "textproto, .json -> json)",
+     "--left-format F, --right-format F", .set = set_input_format, .field = FIELD(left_format)},
+    {"right-format", 0, "F", kCompare, kSecInputs, NULL, NULL, .set = set_input_format,
+     .field = FIELD(right_format)},
+    {"format", 0, "F", kCat | kHash, kSecInputs,
+     "the input's encoding: binary, textproto or json\n(default: from the extension)", NULL,
+     .set = set_input_format, .field = FIELD(schemas) /* neither side: both */},
+    {"format", 0, "F", 0 /* .pbdiff only */, kSecInputs, NULL, NULL, .set = set_input_format,
+     .field = FIELD(schemas), .config_key = "format"},
+    /* comparison */
+    {"float-bits", 0, NULL, kAll, kSecComparison,
+     "compare floats by bit pattern (NaN != NaN, -0 != 0)", NULL, FLAG(compare.read.float_bits)},
+    {"float-margin", 0, "X", kCompare, kSecComparison, "floats equal when |a-b| <= X", NULL,
+     .set = set_tolerance, .field = FIELD(compare.diff.float_margin)},
+    {"float-fraction", 0, "Y", kCompare, kSecComparison,
+     "floats equal when |a-b| <= Y * max(|a|,|b|)", NULL, .set = set_tolerance,
+     .field = FIELD(compare.diff.float_fraction)},
+    /* matching */
+    {"key", 0, "FIELD=SUB[+SUB...]", kCompare, kSecMatching,
+     "match the elements of a repeated message field\nby key subfields; paths name the key: "
+     "node[name=\"conv1\"]",
+     NULL, LIST(keys), .config_key = "key"},
+    {"repeated-as-set", 0, "FIELD", kCompare, kSecMatching,
+     "elements of FIELD are a multiset (order ignored)", NULL, LIST(sets),
+     .config_key = "repeated-as-set"},
+    {"report-moves", 0, NULL, kCompare, kSecMatching,
+     "report keyed or set elements whose position changed", NULL, FLAG(compare.diff.report_moves)},
+    {"ignore", 0, "FIELD|PATTERN", kCompare, kSecMatching,
+     "leave out a field (full name) or a path pattern\nwith [*] for any index or key: "
+     "graph.node[*].doc_string",
+     NULL, LIST(ignores), .config_key = "ignore"},
+    {"partial", 0, NULL, kCompare, kSecMatching,
+     "compare only the fields set in LEFT (the expected side)", NULL, FLAG(compare.diff.partial)},
+    /* output */
+    {"quiet", 'q', NULL, kCompare, kSecOutput, "print nothing; the exit status tells", NULL,
+     FLAG(quiet)},
+    {"format", 0, "FMT", kCompare, kSecOutput,
+     "'text' (default): one line per difference, grouped\nunder a 'MESSAGE-PATH (Type):' header:\n"
+     "'FIELD: LEFT -> RIGHT', 'FIELD: added VALUE',\n'FIELD: removed VALUE', 'FIELD: unset -> set "
+     "to VALUE',\n'FIELD: moved [I] -> [J]'; 'json': one object, see\ndocs/json-format.md; "
+     "'junit': JUnit XML for CI\nservers, one test case per file, see docs/ci.md",
+     NULL, .set = set_report_format},
+    {"color", 0, "[=WHEN]", kCompare, kSecOutput,
+     "colour the text report: auto (default: when standard\noutput is a terminal and NO_COLOR is "
+     "unset), always, never",
+     NULL, .set = set_color},
+    {"colour", 0, "[=WHEN]", kCompare, kSecOutput, NULL, NULL, .set = set_color},
+    {"max-diffs", 0, "N", kCompare, kSecOutput, "show the first N differences, then how many more",
+     NULL, .set = set_count_size, .field = FIELD(report.max_diffs), .min = 1, .max = 1LL << 40},
+    {"stat", 0, NULL, kCompare, kSecOutput,
+     "counts by kind and by top-level field instead of the list", NULL, FLAG(report.stat)},
+    {"explain", 0, NULL, kCompare, kSecOutput,
+     "when the inputs are equal but their bytes differ, list the\nencoding differences (field "
+     "order, packed, varints, ...)",
+     NULL, FLAG(explain)},
+    /* directories */
+    {"recursive", 'r', NULL, kCompare, kSecDirs,
+     "compare DIR1 and DIR2 file by file (by relative path)", NULL, FLAG(recursive)},
+    {"jobs", 'j', "N", kCompare, kSecDirs, "compare N files at a time (default: the number of cores)",
+     NULL, .set = set_count_int, .field = FIELD(jobs), .min = 1, .max = 1024},
+    {"summary", 0, NULL, kCompare, kSecDirs, "one line per file instead of the differences", NULL,
+     FLAG(summary)},
+    /* the rest (handled by the parser itself) */
+    {"help", 'h', NULL, kAll, kSecOther, "show this help and exit", NULL, .set = NULL},
+    {"version", 0, NULL, kAll, kSecOther,
+     "show the version and the fingerprint scheme, and exit", NULL, .set = NULL},
+};
+
+enum { kOptionCount = sizeof kOptions / sizeof kOptions[0] };
+_Static_assert(kOptionCount <= 64, "pbd_CliOptions.given has one bit per option");
+
+static int option_index(const Option *opt) { return (int)(opt - kOptions); }
+
+/* The row for a name and a command (--format is two rows). */
+static const Option *find_option(const char *name, pbd_Command cmd) {
+  const Option *any = NULL;
+  for (size_t i = 0; i < kOptionCount; i++) {
+    if (strcmp(kOptions[i].name, name)) continue;
+    if (kOptions[i].commands & (1u << cmd)) return &kOptions[i];
+    if (!any) any = &kOptions[i];
+  }
+  return any;
+}
+
+
+/* ---- --help ------------------------------------------------------------------ */
+
+static const char *const kUsageHead[] = {
+    [kPbd_Cmd_Compare] =
+        "Usage: pbdiff [OPTIONS] LEFT RIGHT\n"
+        "       pbdiff -r [OPTIONS] DIR1 DIR2\n"
+        "       pbdiff cat [OPTIONS] FILE          (pbdiff cat --help)\n"
+        "       pbdiff hash [OPTIONS] FILE...      (pbdiff hash --help)\n"
+        "Compare two protobuf payloads by meaning, not by bytes.\n",
+    [kPbd_Cmd_Cat] =
+        "Usage: pbdiff cat [OPTIONS] FILE\n"
+        "Print a message in a canonical text form: text-format syntax, fields in number\n"
+        "order, map entries by key, parts merged, defaults normalised as in a comparison.\n"
+        "Two semantically equal inputs print the same bytes (for git textconv).\n",
+    [kPbd_Cmd_Hash] =
+        "Usage: pbdiff hash [OPTIONS] FILE...\n"
+        "Print a semantic fingerprint per input (per message with --delimited): two\n"
+        "fingerprints are equal exactly when the messages are equal in meaning under the\n"
+        "same options. Fingerprints start with their scheme, pbh1:, and stay stable\n"
+        "across pbdiff versions of that scheme (docs/hash.md).\n",
+};
+
+static const char kCompareUsageTail[] =
     "\n"
     "Called with git's seven external-diff arguments (PATH OLD-FILE OLD-HEX OLD-MODE\n"
     "NEW-FILE NEW-HEX NEW-MODE), pbdiff acts as a git diff driver (docs/git.md).\n"
@@ -96,57 +342,66 @@ static const char kCompareUsage[] =
     "  pbdiff --proto /usr/include/onnx/onnx.proto -t onnx.ModelProto a.onnx b.onnx\n"
     "  pbdiff -q -s api.desc -t acme.Reply expected.pb actual.pb && echo same\n";
 
-static const char kCatUsage[] =
-    "Usage: pbdiff cat [OPTIONS] FILE\n"
-    "Print a message in a canonical text form: text-format syntax, fields in number\n"
-    "order, map entries by key, parts merged, defaults normalised as in a comparison.\n"
-    "Two semantically equal inputs print the same bytes (for git textconv).\n"
-    "\n" SCHEMA_HELP "\n" INPUT_HELP FLOAT_BITS_HELP
-    "      --format F         the input's encoding: binary, textproto or json\n"
-    "                         (default: from the extension)\n"
-    "  -h, --help             show this help and exit\n";
+enum { kHelpColumn = 25 };
 
-static const char kHashUsage[] =
-    "Usage: pbdiff hash [OPTIONS] FILE...\n"
-    "Print a semantic fingerprint per input (per message with --delimited): two\n"
-    "fingerprints are equal exactly when the messages are equal in meaning under the\n"
-    "same options. Fingerprints start with their scheme, pbh1:, and stay stable\n"
-    "across pbdiff versions of that scheme (docs/hash.md).\n"
-    "\n" SCHEMA_HELP "\n" INPUT_HELP FLOAT_BITS_HELP
-    "      --format F         the inputs' encoding: binary, textproto or json\n"
-    "                         (default: from the extension)\n"
-    "  -h, --help             show this help and exit\n";
-
-const char *pbd_Cli_Usage(pbd_Command cmd) {
-  return cmd == kPbd_Cmd_Cat ? kCatUsage : cmd == kPbd_Cmd_Hash ? kHashUsage : kCompareUsage;
+/* One row: "  -s, --schema FILE      text", continuation lines indented. */
+static void help_row(pbd_Buf *b, const Option *opt) {
+  size_t start = b->len;
+  if (opt->short_name) pbd_Buf_Printf(b, "  -%c, ", opt->short_name);
+  else pbd_Buf_AppendStr(b, "      ");
+  if (opt->shown_as) pbd_Buf_AppendStr(b, opt->shown_as);
+  else if (!opt->arg) pbd_Buf_Printf(b, "--%s", opt->name);
+  else pbd_Buf_Printf(b, "--%s%s%s", opt->name, opt->arg[0] == '[' ? "" : " ", opt->arg);
+  size_t width = b->len - start;
+  if (opt->shown_as) pbd_Buf_Printf(b, "\n%*s", kHelpColumn, "");
+  else if (width >= kHelpColumn) pbd_Buf_AppendStr(b, "  ");
+  else pbd_Buf_Printf(b, "%*s", (int)(kHelpColumn - width), "");
+  for (const char *p = opt->help; *p; p++) {
+    pbd_Buf_AppendChar(b, *p);
+    if (*p == '\n') pbd_Buf_Printf(b, "%*s", kHelpColumn, "");
+  }
+  pbd_Buf_AppendChar(b, '\n');
 }
+
+/* The usage text of a command, built once from the table. */
+const char *pbd_Cli_Usage(pbd_Command cmd) {
+  static pbd_Buf texts[3];
+  pbd_Buf *b = &texts[cmd];
+  if (b->len) return b->data;
+  pbd_Buf_AppendStr(b, kUsageHead[cmd]);
+  for (int sec = 0; sec < kSecCount; sec++) {
+    bool first = true;
+    for (size_t i = 0; i < kOptionCount; i++) {
+      const Option *opt = &kOptions[i];
+      if (opt->section != (Section)sec || !opt->help || !(opt->commands & (1u << cmd))) continue;
+      if (first) {
+        pbd_Buf_AppendChar(b, '\n');
+        if (kSectionTitles[sec]) pbd_Buf_Printf(b, "%s\n", kSectionTitles[sec]);
+        first = false;
+      }
+      help_row(b, opt);
+    }
+  }
+  if (cmd == kPbd_Cmd_Compare) pbd_Buf_AppendStr(b, kCompareUsageTail);
+  return b->oom ? "pbdiff: out of memory\n" : b->data;
+}
+
+/* ---- Parsing the command line ----------------------------------------------- */
 
 static const char *command_name(pbd_Command cmd) {
   return cmd == kPbd_Cmd_Cat ? "pbdiff cat" : cmd == kPbd_Cmd_Hash ? "pbdiff hash" : "pbdiff";
 }
 
-static pbd_Command g_cmd;
-
-static _Noreturn void die_usage(const char *fmt, const char *arg) {
+static _Noreturn void die_usage(pbd_Command cmd, const char *fmt, const char *arg) {
   fprintf(stderr, "pbdiff: ");
   fprintf(stderr, fmt, arg);
-  fprintf(stderr, "\nTry '%s --help' for more information.\n", command_name(g_cmd));
+  fprintf(stderr, "\nTry '%s --help' for more information.\n", command_name(cmd));
   exit(kExitTrouble);
-}
-
-static void push(pbd_StrList *l, const char *v) {
-  const char **nv = realloc((void *)l->v, sizeof *l->v * (l->n + 1));
-  if (!nv) {
-    fprintf(stderr, "pbdiff: out of memory\n");
-    exit(kExitTrouble);
-  }
-  nv[l->n++] = v;
-  l->v = nv;
 }
 
 /* The option getopt just rejected: "-x" out of a cluster like "-qx", or
  * the long option as written. */
-static const char *option_name(char **argv) {
+static const char *rejected_option(char **argv) {
   static char shortopt[3] = "-?";
   if (optopt > 0 && optopt < 256) {
     shortopt[1] = (char)optopt;
@@ -164,190 +419,164 @@ static _Noreturn void exit_after_output(void) {
   exit(kExitEqual);
 }
 
-/* A float option's value: finite and not negative. */
-static double parse_tolerance(const char *opt, const char *arg) {
-  char *end;
-  double v = strtod(arg, &end);
-  if (*end || end == arg || !(v >= 0) || v > 1e300) {
-    char msg[128];
-    snprintf(msg, sizeof msg, "%s wants a number >= 0, not '%%s'", opt);
-    die_usage(msg, arg);
+/* getopt's tables from ours: each name once (val = its first row), and the
+ * short options with ':' after those that take an argument. */
+static void getopt_tables(struct option *longopts, char *shortopts) {
+  size_t n = 0, k = 0;
+  shortopts[k++] = ':';
+  for (size_t i = 0; i < kOptionCount; i++) {
+    const Option *opt = &kOptions[i];
+    int has_arg = !opt->arg ? no_argument : opt->arg[0] == '[' ? optional_argument : required_argument;
+    bool seen = false; /* --format has a row per meaning; getopt gets the name once */
+    for (size_t j = 0; j < i; j++) seen |= !strcmp(kOptions[j].name, opt->name);
+    if (!seen) longopts[n++] = (struct option){opt->name, has_arg, NULL, 256 + (int)i};
+    if (opt->short_name) {
+      shortopts[k++] = opt->short_name;
+      if (has_arg == required_argument) shortopts[k++] = ':';
+    }
   }
-  return v;
+  longopts[n] = (struct option){NULL, 0, NULL, 0};
+  shortopts[k] = '\0';
 }
 
-static long long parse_count(const char *opt, const char *arg, long long min, long long max) {
-  char *end;
-  long long v = strtoll(arg, &end, 10);
-  if (*end || end == arg || v < min || v > max) {
-    char msg[160];
-    snprintf(msg, sizeof msg, "%s wants a number from %lld to %lld, not '%%s'", opt, min, max);
-    die_usage(msg, arg);
-  }
-  return v;
+static const Option *short_option(int c) {
+  for (size_t i = 0; i < kOptionCount; i++)
+    if (kOptions[i].short_name == c) return &kOptions[i];
+  return NULL;
 }
 
-static pbd_InputFormat parse_input_format(const char *arg) {
-  if (!strcmp(arg, "binary")) return kPbd_InputFormat_Binary;
-  if (!strcmp(arg, "textproto")) return kPbd_InputFormat_TextProto;
-  if (!strcmp(arg, "json")) return kPbd_InputFormat_Json;
-  die_usage("unknown input format '%s' (use binary, textproto or json)", arg);
+/* Combinations no single option can refuse on its own. */
+static void check_combinations(pbd_Command cmd, const pbd_CliOptions *o) {
+  const pbd_ReadOptions *r = &o->compare.read;
+  const pbd_DiffOptions *d = &o->compare.diff;
+  if (r->strict && r->ignore_unknown)
+    die_usage(cmd, "%s", "--strict and --ignore-unknown contradict each other");
+  if (o->includes.n && !o->protos.n && !o->left_schemas.n && !o->right_schemas.n)
+    die_usage(cmd, "%s", "-I is for --proto");
+  if (o->report.stat && o->format != kPbd_Report_Text)
+    die_usage(cmd, "%s", "--stat is a text report; it does not go with --format json or junit");
+  if (r->float_bits && (d->float_margin > 0 || d->float_fraction > 0))
+    die_usage(cmd, "%s", "--float-bits and a float tolerance contradict each other");
+  if ((o->summary || o->jobs) && !o->recursive)
+    die_usage(cmd, "%s", "--summary and --jobs are for -r (directories)");
 }
 
-enum {
-  kOptProto = 256, kOptFormat, kOptDelimited, kOptEquivalent, kOptIgnoreUnknown, kOptStrict,
-  kOptFloatBits, kOptMaxDepth, kOptVersion, kOptKey, kOptSet, kOptMoves, kOptIgnore,
-  kOptPartial, kOptMargin, kOptFraction, kOptColor, kOptMaxDiffs, kOptStat, kOptExplain,
-  kOptConfig, kOptSummary, kOptLeftFormat, kOptRightFormat, kOptSkipPrefix, kOptLeftSchema,
-  kOptRightSchema, kOptLeftType, kOptRightType,
-};
+/* What follows from the options rather than being one. */
+static void derive(pbd_CliOptions *o) {
+  o->report.color = pbd_Report_ShouldColor(o->color ? o->color : "auto", STDOUT_FILENO) &&
+                    o->format == kPbd_Report_Text;
+}
 
-/* Options that only a comparison takes (cat and hash refuse them). */
-static bool compare_only(int c) {
-  switch (c) {
-    case kOptKey: case kOptSet: case kOptMoves: case kOptIgnore: case kOptPartial:
-    case kOptMargin: case kOptFraction: case kOptColor: case kOptMaxDiffs: case kOptStat:
-    case kOptExplain: case kOptSummary: case kOptLeftFormat: case kOptRightFormat:
-    case kOptLeftSchema: case kOptRightSchema: case kOptLeftType: case kOptRightType:
-    case 'q': case 'r': case 'j':
-      return true;
-    default:
-      return false;
-  }
+static void defaults(pbd_CliOptions *o) {
+  memset(o, 0, sizeof *o);
+  o->skip_prefix = -1;
 }
 
 int pbd_Cli_ParseOptions(int argc, char **argv, pbd_Command cmd, pbd_CliOptions *o) {
-  static const struct option longopts[] = {
-      {"schema", required_argument, NULL, 's'},
-      {"proto", required_argument, NULL, kOptProto},
-      {"proto-path", required_argument, NULL, 'I'},
-      {"type", required_argument, NULL, 't'},
-      {"config", required_argument, NULL, kOptConfig},
-      {"left-schema", required_argument, NULL, kOptLeftSchema},
-      {"right-schema", required_argument, NULL, kOptRightSchema},
-      {"left-type", required_argument, NULL, kOptLeftType},
-      {"right-type", required_argument, NULL, kOptRightType},
-      {"quiet", no_argument, NULL, 'q'},
-      {"format", required_argument, NULL, kOptFormat},
-      {"left-format", required_argument, NULL, kOptLeftFormat},
-      {"right-format", required_argument, NULL, kOptRightFormat},
-      {"skip-prefix", required_argument, NULL, kOptSkipPrefix},
-      {"delimited", no_argument, NULL, kOptDelimited},
-      {"equivalent", no_argument, NULL, kOptEquivalent},
-      {"ignore-unknown", no_argument, NULL, kOptIgnoreUnknown},
-      {"strict", no_argument, NULL, kOptStrict},
-      {"float-bits", no_argument, NULL, kOptFloatBits},
-      {"max-depth", required_argument, NULL, kOptMaxDepth},
-      {"key", required_argument, NULL, kOptKey},
-      {"repeated-as-set", required_argument, NULL, kOptSet},
-      {"report-moves", no_argument, NULL, kOptMoves},
-      {"ignore", required_argument, NULL, kOptIgnore},
-      {"partial", no_argument, NULL, kOptPartial},
-      {"float-margin", required_argument, NULL, kOptMargin},
-      {"float-fraction", required_argument, NULL, kOptFraction},
-      {"color", optional_argument, NULL, kOptColor},
-      {"colour", optional_argument, NULL, kOptColor},
-      {"max-diffs", required_argument, NULL, kOptMaxDiffs},
-      {"stat", no_argument, NULL, kOptStat},
-      {"explain", no_argument, NULL, kOptExplain},
-      {"recursive", no_argument, NULL, 'r'},
-      {"jobs", required_argument, NULL, 'j'},
-      {"summary", no_argument, NULL, kOptSummary},
-      {"help", no_argument, NULL, 'h'},
-      {"version", no_argument, NULL, kOptVersion},
-      {NULL, 0, NULL, 0},
-  };
-  memset(o, 0, sizeof *o);
-  o->skip_prefix = -1;
-  g_cmd = cmd;
+  struct option longopts[kOptionCount + 1];
+  char shortopts[2 * kOptionCount + 2];
+  getopt_tables(longopts, shortopts);
+  defaults(o);
   int c, li = -1;
   opterr = 0;
-  while ((c = getopt_long(argc, argv, ":s:I:t:qhrj:", longopts, &li)) != -1) {
-    if (cmd != kPbd_Cmd_Compare && compare_only(c)) {
+  while ((c = getopt_long(argc, argv, shortopts, longopts, &li)) != -1) {
+    if (c == ':') die_usage(cmd, "option '%s' needs an argument", rejected_option(argv));
+    const Option *opt = c >= 256 ? find_option(kOptions[c - 256].name, cmd) : short_option(c);
+    if (!opt) die_usage(cmd, "unknown option '%s'", rejected_option(argv));
+    if (!(opt->commands & (1u << cmd))) {
       char name[64];
-      if (li >= 0) snprintf(name, sizeof name, "--%s", longopts[li].name);
+      if (li >= 0) snprintf(name, sizeof name, "--%s", opt->name);
       else snprintf(name, sizeof name, "-%c", c);
-      die_usage("option '%s' is for comparisons", name);
+      die_usage(cmd, "option '%s' is for comparisons", name);
     }
     li = -1;
-    switch (c) {
-      case 's': push(&o->schemas, optarg); break;
-      case kOptProto: push(&o->protos, optarg); break;
-      case 'I': push(&o->includes, optarg); break;
-      case 't': o->type = optarg; break;
-      case kOptConfig: o->config = optarg; break;
-      case kOptLeftSchema: push(&o->left_schemas, optarg); break;
-      case kOptRightSchema: push(&o->right_schemas, optarg); break;
-      case kOptLeftType: o->left_type = optarg; break;
-      case kOptRightType: o->right_type = optarg; break;
-      case 'q': o->quiet = true; break;
-      case kOptFormat:
-        if (cmd != kPbd_Cmd_Compare) {
-          o->left_format = o->right_format = parse_input_format(optarg);
-        } else if (!pbd_Report_FormatByName(optarg, &o->format)) {
-          char msg[256];
-          snprintf(msg, sizeof msg, "unknown format '%%s' (use %s)", pbd_Report_FormatNames());
-          die_usage(msg, optarg);
-        }
-        break;
-      case kOptLeftFormat: o->left_format = parse_input_format(optarg); break;
-      case kOptRightFormat: o->right_format = parse_input_format(optarg); break;
-      case kOptSkipPrefix: o->skip_prefix = parse_count("--skip-prefix", optarg, 0, 1LL << 40); break;
-      case kOptDelimited: o->delimited = true; break;
-      case kOptEquivalent: o->compare.read.equivalent = true; break;
-      case kOptIgnoreUnknown: o->compare.read.ignore_unknown = true; break;
-      case kOptStrict: o->compare.read.strict = true; break;
-      case kOptFloatBits: o->compare.read.float_bits = true; break;
-      case kOptKey: push(&o->keys, optarg); break;
-      case kOptSet: push(&o->sets, optarg); break;
-      case kOptMoves: o->compare.diff.report_moves = true; break;
-      case kOptIgnore: push(&o->ignores, optarg); break;
-      case kOptPartial: o->compare.diff.partial = true; break;
-      case kOptMargin: o->compare.diff.float_margin = parse_tolerance("--float-margin", optarg); break;
-      case kOptFraction: o->compare.diff.float_fraction = parse_tolerance("--float-fraction", optarg); break;
-      case kOptColor:
-        o->color = optarg ? optarg : "always"; /* --color alone, as git */
-        if (!pbd_Report_ColorModeValid(o->color))
-          die_usage("--color wants auto, always or never, not '%s'", o->color);
-        break;
-      case kOptMaxDiffs: o->report.max_diffs = (size_t)parse_count("--max-diffs", optarg, 1, 1LL << 40); break;
-      case kOptStat: o->report.stat = true; break;
-      case kOptExplain: o->explain = true; break;
-      case kOptMaxDepth: o->compare.read.max_depth = (int)parse_count("--max-depth", optarg, 1, 10000); break;
-      case 'r': o->recursive = true; break;
-      case 'j': o->jobs = (int)parse_count("--jobs", optarg, 1, 1024); break;
-      case kOptSummary: o->summary = true; break;
-      case 'h': fputs(pbd_Cli_Usage(cmd), stdout); exit_after_output();
-      case kOptVersion:
-        printf("pbdiff %s (fingerprints %s)\n", PBDIFF_VERSION, PBDIFF_HASH_SCHEME);
-        exit_after_output();
-      case ':': die_usage("option '%s' needs an argument", option_name(argv));
-      default: die_usage("unknown option '%s'", option_name(argv));
+    if (!strcmp(opt->name, "help")) {
+      fputs(pbd_Cli_Usage(cmd), stdout);
+      exit_after_output();
     }
+    if (!strcmp(opt->name, "version")) {
+      printf("pbdiff %s (fingerprints %s)\n", PBDIFF_VERSION, PBDIFF_HASH_SCHEME);
+      exit_after_output();
+    }
+    char why[512];
+    if (!opt->set(o, opt, optarg, why, sizeof why)) die_usage(cmd, "%s", why);
+    o->given |= 1ull << option_index(opt);
   }
-  if (o->compare.read.strict && o->compare.read.ignore_unknown)
-    die_usage("%s", "--strict and --ignore-unknown contradict each other");
-  if (o->includes.n && !o->protos.n && !o->left_schemas.n && !o->right_schemas.n)
-    die_usage("%s", "-I is for --proto");
-  if (o->report.stat && o->format != kPbd_Report_Text)
-    die_usage("%s", "--stat is a text report; it does not go with --format json or junit");
-  o->report.color = pbd_Report_ShouldColor(o->color ? o->color : "auto", STDOUT_FILENO) &&
-                    o->format == kPbd_Report_Text;
-  if (o->compare.read.float_bits && (o->compare.diff.float_margin > 0 || o->compare.diff.float_fraction > 0))
-    die_usage("%s", "--float-bits and a float tolerance contradict each other");
-  if ((o->summary || o->jobs) && !o->recursive)
-    die_usage("%s", "--summary and --jobs are for -r (directories)");
+  check_combinations(cmd, o);
+  derive(o);
   return optind;
 }
 
+static void free_lists(pbd_CliOptions *o) {
+  pbd_StrList *lists[] = {&o->schemas, &o->protos, &o->includes, &o->left_schemas,
+                          &o->right_schemas, &o->keys, &o->sets, &o->ignores};
+  for (size_t i = 0; i < sizeof lists / sizeof *lists; i++) free((void *)lists[i]->v);
+}
+
 void pbd_Cli_FreeOptions(pbd_CliOptions *o) {
-  free((void *)o->schemas.v);
-  free((void *)o->protos.v);
-  free((void *)o->includes.v);
-  free((void *)o->left_schemas.v);
-  free((void *)o->right_schemas.v);
-  free((void *)o->keys.v);
-  free((void *)o->sets.v);
-  free((void *)o->ignores.v);
+  free_lists(o);
   memset(o, 0, sizeof *o);
+}
+
+/* ---- .pbdiff keys -------------------------------------------------------------- */
+
+int pbd_Cli_ConfigKey(const char *key) {
+  for (size_t i = 0; i < kOptionCount; i++)
+    if (kOptions[i].config_key && !strcmp(kOptions[i].config_key, key)) return (int)i;
+  return -1;
+}
+
+bool pbd_Cli_ConfigKeyIsFile(int key) { return kOptions[key].config_file; }
+
+const char *pbd_Cli_ConfigKeyNames(void) {
+  static char names[512];
+  if (names[0]) return names;
+  size_t k = 0;
+  for (size_t i = 0; i < kOptionCount; i++) {
+    if (!kOptions[i].config_key) continue;
+    k += (size_t)snprintf(names + k, sizeof names - k, "%s%s", k ? ", " : "", kOptions[i].config_key);
+  }
+  return names;
+}
+
+bool pbd_Cli_CheckConfigValue(int key, const char *value, char *why, size_t n) {
+  pbd_CliOptions scratch;
+  defaults(&scratch);
+  bool ok = kOptions[key].set(&scratch, &kOptions[key], value, why, n);
+  free_lists(&scratch);
+  return ok;
+}
+
+/* Whether the command line gave the option itself or one it yields to. */
+static bool command_line_wins(const pbd_CliOptions *base, const Option *opt) {
+  if (base->given & (1ull << option_index(opt))) return true;
+  const char *p = opt->yields_to ? opt->yields_to : "";
+  while (*p) {
+    size_t n = strcspn(p, " ");
+    for (size_t i = 0; i < kOptionCount; i++)
+      if (strlen(kOptions[i].name) == n && !strncmp(kOptions[i].name, p, n) &&
+          (base->given & (1ull << i)))
+        return true;
+    p += n + (p[n] == ' ');
+  }
+  return false;
+}
+
+pbd_CliOptions pbd_Cli_ApplyConfig(const pbd_CliOptions *base, const int *keys,
+                                   const char *const *values, size_t n) {
+  pbd_CliOptions o = *base;
+  pbd_StrList *lists[] = {&o.schemas, &o.protos, &o.includes, &o.left_schemas,
+                          &o.right_schemas, &o.keys, &o.sets, &o.ignores};
+  for (size_t i = 0; i < sizeof lists / sizeof *lists; i++) { /* its own copies */
+    pbd_StrList from = *lists[i];
+    *lists[i] = (pbd_StrList){NULL, 0};
+    for (size_t k = 0; k < from.n; k++) push(lists[i], from.v[k]);
+  }
+  for (size_t i = 0; i < n; i++) {
+    const Option *opt = &kOptions[keys[i]];
+    char why[512];
+    if (!command_line_wins(base, opt)) opt->set(&o, opt, values[i], why, sizeof why);
+  }
+  derive(&o);
+  return o;
 }
