@@ -17,7 +17,7 @@ LDLIBS_BASE = -lxxhash -lz -lpthread -lm $(SAN)
 
 LIB_SRC  := $(sort $(wildcard lib/*.c lib/*/*.c))
 LIB_HDR  := $(wildcard lib/*.h lib/*/*.h)
-CLI_SRC  := $(sort $(wildcard cli/*.c))
+CLI_SRC  := $(sort $(wildcard cli/*.c cli/*/*.c))
 TEST_SRC := $(sort $(wildcard tests/check_*.c))
 LIB_OBJ  := $(LIB_SRC:%.c=$(BUILD)/%.o)
 CLI_OBJ  := $(CLI_SRC:%.c=$(BUILD)/%.o)
@@ -32,9 +32,12 @@ all: $(BUILD)/libpbdiff.a $(BUILD)/pbdiff
 deps:
 	@scripts/deps.sh
 
-$(BUILD)/%.o: %.c $(LIB_HDR) $(wildcard cli/*.h tests/*.h)
+$(BUILD)/%.o: %.c $(LIB_HDR) $(wildcard cli/*.h cli/*/*.h tests/*.h)
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS_BASE) $(PKG_CFLAGS) $(CFLAGS) -c $< -o $@
+
+# cli/ sees its own headers by folder ("report/report.h"); lib/ sees only lib/.
+$(CLI_OBJ): CFLAGS_BASE += -Icli
 
 $(BUILD)/libpbdiff.a: $(LIB_OBJ)
 	@rm -f $@
@@ -43,13 +46,13 @@ $(BUILD)/libpbdiff.a: $(LIB_OBJ)
 $(BUILD)/pbdiff: $(CLI_OBJ) $(BUILD)/libpbdiff.a
 	$(CC) $(CFLAGS_BASE) $(CFLAGS) -o $@ $(CLI_OBJ) $(BUILD)/libpbdiff.a $(LDLIBS_BASE)
 
-$(TEST_UTIL_OBJ): $(BUILD)/tests/%.o: tests/%.c $(LIB_HDR) $(wildcard tests/*.h cli/*.h)
+$(TEST_UTIL_OBJ): $(BUILD)/tests/%.o: tests/%.c $(LIB_HDR) $(wildcard tests/*.h cli/*.h cli/*/*.h)
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS_BASE) -Icli $(PKG_CFLAGS) $(CFLAGS) -c $< -o $@
 
 # Tests link the library and the CLI's modules (but not its main).
 TEST_CLI_OBJ := $(filter-out $(BUILD)/cli/main.o,$(CLI_OBJ))
-$(BUILD)/tests/check_%: tests/check_%.c $(TEST_UTIL_OBJ) $(TEST_CLI_OBJ) $(BUILD)/libpbdiff.a $(LIB_HDR) $(wildcard tests/*.h cli/*.h)
+$(BUILD)/tests/check_%: tests/check_%.c $(TEST_UTIL_OBJ) $(TEST_CLI_OBJ) $(BUILD)/libpbdiff.a $(LIB_HDR) $(wildcard tests/*.h cli/*.h cli/*/*.h)
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS_BASE) -Icli $(PKG_CFLAGS) $(CFLAGS) -o $@ $< $(TEST_UTIL_OBJ) $(TEST_CLI_OBJ) $(BUILD)/libpbdiff.a \
 	  $(CHECK_LIBS) $(LDLIBS_BASE)

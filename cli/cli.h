@@ -14,7 +14,7 @@
 
 #include "diff/diff.h"
 #include "pbdiff.h"
-#include "report.h"
+#include "report/report.h"
 #include "schema/schema.h"
 #include "tree/tree.h"
 

@@ -508,7 +508,7 @@ static bool explain(const pbd_CliInput *l, const pbd_CliInput *r, const pbd_CliS
     pbd_Buf_Free(&buf);
   }
   pbd_Buf_AppendStr(json, "]");
-  if (!differing) pbd_Buf_AppendStr(text, "identical bytes\n");
+  if (!differing && !o->report.quiet_identical) pbd_Buf_AppendStr(text, "identical bytes\n");
   return !text->oom && !json->oom;
 }
 

@@ -12,16 +12,8 @@
  * the same for every N.  Workers run at most a window of files ahead of the
  * one being printed, so memory stays bounded by the window's reports.
  *
- * Output (docs/ci.md):
- *   text      `Only in DIR1/sub: name` / `Only in DIR2/sub: name` (as
- *             diff -r), and before each report that is not empty
- *             `--- DIR1/rel` and `+++ DIR2/rel`
- *   --summary one line per file: `equal REL`, `differ REL`, `error REL: MSG`,
- *             `only-left REL`, `only-right REL`
- *   json      {"equal": B, "left_dir": D1, "right_dir": D2, "files": [
- *               {"path": REL, "status": S[, "report": {...}][, "error": MSG]}, ...]}
- *   junit     one JUnit document, one test case per file
- *   -q        nothing
+ * Output goes through the format's reporter for directories (report.h:
+ * text, --summary, json, junit), or nothing with -q.
  * Errors always go to standard error, in path order ("pbdiff: DIR2/x.pb:
  * ..."); a file that cannot be compared makes the exit status 2, and the
  * other files are still compared and reported.  Exit status: 2 if anything
@@ -38,7 +30,6 @@
 #include <unistd.h>
 
 #include "cli.h"
-#include "format/format.h"
 
 /* ---- walking a tree --------------------------------------------------------- */
 
@@ -149,8 +140,6 @@ static int cmp_path(const void *a, const void *b) {
 
 /* ---- comparing in parallel ----------------------------------------------------- */
 
-typedef enum { kMode_Text, kMode_Summary, kMode_Quiet, kMode_Json, kMode_Junit } Mode;
-
 /* One file present on both sides. */
 typedef struct {
   const char *rel;
@@ -164,7 +153,7 @@ typedef struct {
 typedef struct {
   const pbd_CliOptions *o;
   const pbd_Config *cfg;
-  Mode mode;
+  const pbd_FilesReporter *rep; /* NULL: -q */
   Job *jobs;
   size_t njobs;
   size_t next;    /* the next job to take */
@@ -184,24 +173,13 @@ static void run_job(const Shared *sh, Job *j) {
     return;
   }
   pbd_CliOptions eff = pbd_Config_Apply(sh->cfg, sh->o, j->lpath);
-  switch (sh->mode) {
-    case kMode_Summary:
-    case kMode_Quiet:
-      eff.quiet = true; /* the first difference settles it */
-      break;
-    case kMode_Json:
-      eff.report.left_name = j->lpath;
-      eff.report.right_name = j->rpath;
-      break;
-    case kMode_Junit:
-      eff.report.left_name = j->lpath;
-      eff.report.right_name = j->rpath;
-      eff.report.test_name = j->rel;
-      eff.report.junit_testcase = true;
-      break;
-    case kMode_Text:
-      eff.report.left_name = eff.report.right_name = NULL; /* the header is ours */
-      break;
+  if (sh->rep) {
+    pbd_FileResult f = {.rel = j->rel, .left_path = j->lpath, .right_path = j->rpath};
+    bool quiet = false;
+    pbd_FilesReporter_FileOptions(sh->rep, &f, &eff.report, &quiet);
+    eff.quiet |= quiet;
+  } else {
+    eff.quiet = true; /* -q: the first difference settles it */
   }
   j->status = pbd_Cli_ComparePair(&eff, j->lpath, j->rpath, NULL, NULL, out, err);
   pbd_Cli_FreeApplied(&eff);
@@ -238,12 +216,6 @@ typedef struct {
   EntryKind kind;
 } Entry;
 
-static const char *status_word(EntryKind kind, int status) {
-  if (kind == kEntry_OnlyLeft) return "only-left";
-  if (kind == kEntry_OnlyRight) return "only-right";
-  return status == kExitEqual ? "equal" : status == kExitDifferent ? "differ" : "error";
-}
-
 /* The error text of a job on one line: each line's "pbdiff: " dropped,
  * lines joined by "; ". */
 static void error_message(const Job *j, pbd_Buf *b) {
@@ -262,17 +234,6 @@ static void error_message(const Job *j, pbd_Buf *b) {
   if (b->len == start) pbd_Buf_AppendStr(b, "cannot compare (out of memory)");
 }
 
-/* "Only in DIR/sub: name", as diff -r says it. */
-static void only_in(const char *root, const char *rel) {
-  const char *slash = strrchr(rel, '/');
-  if (slash) {
-    printf("Only in %s%s%.*s: %s\n", root, root[strlen(root) - 1] == '/' ? "" : "/",
-           (int)(slash - rel), rel, slash + 1);
-  } else {
-    printf("Only in %s: %s\n", root, rel);
-  }
-}
-
 /* DIR as the user named it, without trailing slashes ("/" stays). */
 static char *display_dir(const char *dir) {
   size_t n = strlen(dir);
@@ -283,15 +244,13 @@ static char *display_dir(const char *dir) {
 /* One run of pbdiff -r. */
 typedef struct {
   const pbd_CliOptions *o;
-  Mode mode;
+  pbd_FilesReporter *rep; /* NULL: -q */
   char *d1, *d2;          /* DIR1 and DIR2 as shown */
   PathList left, right;   /* relative paths, sorted */
   Entry *entries;         /* their union, in path order */
   size_t nentries;
   Job *jobs;              /* the paths on both sides, in path order */
   size_t njobs;
-  pbd_Buf doc;            /* json and junit: the document, written at the end */
-  size_t tests, failures, errors;
   bool differ, trouble, oom;
 } DirRun;
 
@@ -330,61 +289,22 @@ static bool collect(DirRun *r) {
 /* Reports one path (j: its job, done, for a path on both sides). */
 static void report_entry(DirRun *r, const Entry *e, const Job *j) {
   int st = j ? j->status : kExitDifferent;
-  r->tests++;
-  if (st == kExitTrouble) r->trouble = true, r->errors++;
-  else if (st == kExitDifferent) r->differ = true, r->failures++;
-  const char *word = status_word(e->kind, st);
+  if (st == kExitTrouble) r->trouble = true;
+  else if (st == kExitDifferent) r->differ = true;
   pbd_Buf msg = {0};
   if (st == kExitTrouble) error_message(j, &msg);
-  pbd_Buf *doc = &r->doc;
-  switch (r->mode) {
-    case kMode_Quiet:
-      break;
-    case kMode_Summary:
-      if (st == kExitTrouble) printf("%s %s: %s\n", word, e->rel, msg.data);
-      else printf("%s %s\n", word, e->rel);
-      break;
-    case kMode_Text:
-      if (e->kind == kEntry_OnlyLeft) {
-        only_in(r->d1, e->rel);
-      } else if (e->kind == kEntry_OnlyRight) {
-        only_in(r->d2, e->rel);
-      } else if (j->out_len && !(st == kExitEqual && !strcmp(j->out, "identical bytes\n"))) {
-        /* (--explain on a pair with the same bytes says so: nothing to show) */
-        const char *bold = r->o->report.color ? "\033[1m" : "", *off = r->o->report.color ? "\033[m" : "";
-        printf("%s--- %s%s\n%s+++ %s%s\n", bold, j->lpath, off, bold, j->rpath, off);
-        fwrite(j->out, 1, j->out_len, stdout);
-      }
-      break;
-    case kMode_Json:
-      pbd_Buf_AppendStr(doc, r->tests > 1 ? ",\n  {\"path\": " : "\n  {\"path\": ");
-      pbd_Format_JsonString(doc, e->rel, strlen(e->rel));
-      pbd_Buf_Printf(doc, ", \"status\": \"%s\"", word);
-      if (j && st != kExitTrouble && j->out_len && !r->o->summary) {
-        size_t n = j->out_len;
-        while (n && j->out[n - 1] == '\n') n--;
-        pbd_Buf_AppendStr(doc, ", \"report\": ");
-        pbd_Buf_Append(doc, j->out, n);
-      }
-      if (st == kExitTrouble) {
-        pbd_Buf_AppendStr(doc, ", \"error\": ");
-        pbd_Format_JsonString(doc, msg.data, msg.len);
-      }
-      pbd_Buf_AppendChar(doc, '}');
-      break;
-    case kMode_Junit:
-      if (e->kind != kEntry_Both) {
-        pbd_Buf_Printf(&msg, "only in %s", e->kind == kEntry_OnlyLeft ? r->d1 : r->d2);
-        pbd_Report_JunitCase(doc, e->rel, "failure", word, msg.data, NULL, 0, NULL, 0);
-      } else if (st == kExitTrouble) {
-        pbd_Report_JunitCase(doc, e->rel, "error", "error", msg.data, NULL, 0, NULL, 0);
-      } else if (j->out_len) {
-        pbd_Buf_Append(doc, j->out, j->out_len); /* the reporter's <testcase> */
-      } else { /* no report written (cannot happen): the verdict alone */
-        pbd_Report_JunitCase(doc, e->rel, st ? "failure" : NULL, st ? "differ" : NULL,
-                             st ? "differs" : NULL, NULL, 0, NULL, 0);
-      }
-      break;
+  if (r->rep) {
+    pbd_FileResult f = {.rel = e->rel,
+                        .side = e->kind == kEntry_OnlyLeft    ? kPbd_File_OnlyLeft
+                                : e->kind == kEntry_OnlyRight ? kPbd_File_OnlyRight
+                                                              : kPbd_File_Both,
+                        .left_path = j ? j->lpath : NULL,
+                        .right_path = j ? j->rpath : NULL,
+                        .status = st,
+                        .report = j ? j->out : NULL,
+                        .report_len = j ? j->out_len : 0,
+                        .error = msg.data};
+    pbd_FilesReporter_File(r->rep, &f);
   }
   if (msg.oom) r->oom = true;
   pbd_Buf_Free(&msg);
@@ -401,7 +321,7 @@ static void compare_all(DirRun *r, const pbd_Config *cfg) {
   long cores = sysconf(_SC_NPROCESSORS_ONLN);
   size_t want = r->o->jobs > 0 ? (size_t)r->o->jobs : cores > 0 ? (size_t)cores : 1;
   if (want > r->njobs) want = r->njobs;
-  Shared sh = {.o = r->o, .cfg = cfg, .mode = r->mode, .jobs = r->jobs, .njobs = r->njobs,
+  Shared sh = {.o = r->o, .cfg = cfg, .rep = r->rep, .jobs = r->jobs, .njobs = r->njobs,
                .window = want * 16 > 256 ? want * 16 : 256};
   pthread_mutex_init(&sh.mu, NULL);
   pthread_cond_init(&sh.done_cv, NULL);
@@ -442,48 +362,22 @@ static void compare_all(DirRun *r, const pbd_Config *cfg) {
   pthread_mutex_destroy(&sh.mu);
 }
 
-/* Writes the JSON or JUnit document around the entries collected in doc. */
-static void write_document(DirRun *r) {
-  pbd_Buf head = {0};
-  if (r->mode == kMode_Json) {
-    pbd_Buf_Printf(&head, "{\"equal\": %s, \"left_dir\": ", r->trouble || r->differ ? "false" : "true");
-    pbd_Format_JsonString(&head, r->d1, strlen(r->d1));
-    pbd_Buf_AppendStr(&head, ", \"right_dir\": ");
-    pbd_Format_JsonString(&head, r->d2, strlen(r->d2));
-    pbd_Buf_AppendStr(&head, ", \"files\": [");
-    pbd_Buf_AppendStr(&r->doc, r->nentries ? "\n]}\n" : "]}\n");
-  } else {
-    pbd_Report_JunitBegin(&head, r->tests, r->failures, r->errors);
-    pbd_Report_JunitEnd(&r->doc);
-  }
-  if (head.oom || r->doc.oom) {
-    r->oom = true;
-  } else {
-    fwrite(head.data, 1, head.len, stdout);
-    fwrite(r->doc.data, 1, r->doc.len, stdout);
-  }
-  pbd_Buf_Free(&head);
-}
-
 int pbd_Cli_CompareDirs(const pbd_CliOptions *o, const pbd_Config *cfg, const char *dir1,
                         const char *dir2) {
-  if (o->summary && o->format == kPbd_Report_Junit && !o->quiet) {
-    fprintf(stderr, "pbdiff: --summary does not go with --format junit\n"
-                    "Try 'pbdiff --help' for more information.\n");
+  if (o->summary && !pbd_Report_HasSummary(o->format) && !o->quiet) {
+    fprintf(stderr, "pbdiff: --summary does not go with --format %s\n"
+                    "Try 'pbdiff --help' for more information.\n", pbd_Report_FormatName(o->format));
     return kExitTrouble;
   }
   DirRun r = {.o = o};
-  r.mode = o->quiet                         ? kMode_Quiet
-           : o->format == kPbd_Report_Json  ? kMode_Json
-           : o->format == kPbd_Report_Junit ? kMode_Junit
-           : o->summary                     ? kMode_Summary
-                                            : kMode_Text;
   r.d1 = display_dir(dir1);
   r.d2 = display_dir(dir2);
-  if (!r.d1 || !r.d2) r.oom = true;
+  pbd_FilesOptions fo = {.summary = o->summary, .color = o->report.color, .dir1 = r.d1, .dir2 = r.d2};
+  if (!o->quiet && r.d1 && r.d2) r.rep = pbd_FilesReporter_New(o->format, stdout, &fo);
+  if (!r.d1 || !r.d2 || (!o->quiet && !r.rep)) r.oom = true;
   else if (collect(&r)) {
     compare_all(&r, cfg);
-    if (!r.oom && (r.mode == kMode_Json || r.mode == kMode_Junit)) write_document(&r);
+    if (!r.oom && r.rep && !pbd_FilesReporter_Finish(r.rep, !r.trouble && !r.differ)) r.oom = true;
   }
   if (r.oom) {
     print_err("pbdiff: out of memory\n");
@@ -499,7 +393,7 @@ int pbd_Cli_CompareDirs(const pbd_CliOptions *o, const pbd_Config *cfg, const ch
   free(r.entries);
   list_free(&r.left);
   list_free(&r.right);
-  pbd_Buf_Free(&r.doc);
+  pbd_FilesReporter_Free(r.rep);
   free(r.d1);
   free(r.d2);
   if (fflush(stdout) != 0 || ferror(stdout)) {

@@ -73,7 +73,7 @@ static int run_capture(char *const argv[], char *out, size_t n) {
  * color.ui / color.pager saying yes (`git config --get-colorbool`, which
  * also sees `git -c color.diff=...`). */
 static bool want_color(const pbd_CliOptions *o) {
-  if (o->format != kPbd_Report_Text) return false;
+  if (!pbd_Report_HasColor(o->format)) return false;
   if (o->color && strcmp(o->color, "auto") != 0) return o->report.color;
   const char *no = getenv("NO_COLOR");
   if (no && *no) return false;
@@ -318,7 +318,7 @@ int pbd_Cli_GitDriver(const pbd_CliOptions *o, const pbd_Config *cfg, char **arg
   int status = kExitTrouble;
   if (name[0].oom || name[1].oom) {
     fprintf(stderr, "pbdiff: out of memory\n");
-  } else if (eff.format != kPbd_Report_Text) {
+  } else if (!pbd_Report_TakesPatchHeader(eff.format)) {
     /* JSON and other machine formats: one report per file naming both
      * sides, no text header */
     eff.report.left_name = name[0].data;

@@ -453,8 +453,9 @@ static void check_combinations(pbd_Command cmd, const pbd_CliOptions *o) {
     die_usage(cmd, "%s", "--strict and --ignore-unknown contradict each other");
   if (o->includes.n && !o->protos.n && !o->left_schemas.n && !o->right_schemas.n)
     die_usage(cmd, "%s", "-I is for --proto");
-  if (o->report.stat && o->format != kPbd_Report_Text)
-    die_usage(cmd, "%s", "--stat is a text report; it does not go with --format json or junit");
+  if (o->report.stat && !pbd_Report_HasStat(o->format))
+    die_usage(cmd, "--stat is a text report; it does not go with --format %s",
+              pbd_Report_FormatName(o->format));
   if (r->float_bits && (d->float_margin > 0 || d->float_fraction > 0))
     die_usage(cmd, "%s", "--float-bits and a float tolerance contradict each other");
   if ((o->summary || o->jobs) && !o->recursive)
@@ -464,7 +465,7 @@ static void check_combinations(pbd_Command cmd, const pbd_CliOptions *o) {
 /* What follows from the options rather than being one. */
 static void derive(pbd_CliOptions *o) {
   o->report.color = pbd_Report_ShouldColor(o->color ? o->color : "auto", STDOUT_FILENO) &&
-                    o->format == kPbd_Report_Text;
+                    pbd_Report_HasColor(o->format);
 }
 
 static void defaults(pbd_CliOptions *o) {

@@ -10,7 +10,7 @@
 #include "format/format.h"
 #include "testutil.h"
 
-#include "report.h" /* linked from build/cli/report.o (see Makefile) */
+#include "report/report.h" /* linked from build/cli/report.o (see Makefile) */
 
 /* ---- helpers -------------------------------------------------------------- */
 

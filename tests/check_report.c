@@ -16,7 +16,7 @@
 #include "core/arena.h"
 #include "diff/diff.h"
 #include "format/format.h"
-#include "report.h" /* linked from build/cli/report.o (see Makefile) */
+#include "report/report.h" /* linked from build/cli/report.o (see Makefile) */
 #include "testutil.h"
 #include "tree/tree.h"
 

@@ -3,7 +3,7 @@
 #include "pbdiff.h"
 
 #include "format/format.h"
-#include "report.h"
+#include "report/report.h"
 
 #include <check.h>
 #include <errno.h>

@@ -87,7 +87,14 @@
 #include "core/base.h"
 #include "diff/diff.h"
 
-typedef enum { kPbd_Report_Text, kPbd_Report_Json, kPbd_Report_Junit } pbd_ReportFormat;
+/* The output formats, X(Id) each, in --help's order: a new format is one
+ * line here and one file (cli/report/NAME.c) defining its row
+ * kPbd_FormatDef_Id (cli/report/report_impl.h). */
+#define PBD_REPORT_FORMATS(X) X(Text) X(Json) X(Junit)
+
+#define PBD_REPORT_FORMAT_ENUM(id) kPbd_Report_##id,
+typedef enum { PBD_REPORT_FORMATS(PBD_REPORT_FORMAT_ENUM) kPbd_Report_FormatCount } pbd_ReportFormat;
+#undef PBD_REPORT_FORMAT_ENUM
 
 typedef struct {
   bool color;             /* text: ANSI colours (see pbd_Report_ShouldColor) */
@@ -99,6 +106,9 @@ typedef struct {
   /* JUnit only: */
   const char *test_name;        /* the test case's name (copied); NULL: see above */
   bool junit_testcase;          /* write the <testcase> element only */
+  /* -r, text: a pair with identical bytes says nothing (no "identical
+   * bytes" line from --explain) */
+  bool quiet_identical;
 } pbd_ReportOptions;
 
 /* --color WORD: true for "auto", "always" and "never" (so the CLI can reject
@@ -115,6 +125,16 @@ bool pbd_Report_ShouldColor(const char *mode, int fd);
 bool pbd_Report_FormatByName(const char *name, pbd_ReportFormat *fmt);
 /* The names of the formats, for messages: "text, json or junit". */
 const char *pbd_Report_FormatNames(void);
+/* The name of a format ("text"). */
+const char *pbd_Report_FormatName(pbd_ReportFormat fmt);
+/* Whether --stat and colour apply to the format (text). */
+bool pbd_Report_HasStat(pbd_ReportFormat fmt);
+bool pbd_Report_HasColor(pbd_ReportFormat fmt);
+/* Whether -r --summary goes with the format. */
+bool pbd_Report_HasSummary(pbd_ReportFormat fmt);
+/* Whether the git driver writes git's header lines (diff --pbdiff, index,
+ * ---/+++) before the report (text); else the report names both sides. */
+bool pbd_Report_TakesPatchHeader(pbd_ReportFormat fmt);
 
 typedef struct pbd_Reporter pbd_Reporter;
 
@@ -137,6 +157,52 @@ void pbd_Reporter_Explain(pbd_Reporter *r, const char *text, const char *json);
  * when writing failed. */
 bool pbd_Reporter_Finish(pbd_Reporter *r, bool equal);
 void pbd_Reporter_Free(pbd_Reporter *r);
+
+/* ---- A report over the files of two directories (pbdiff -r) ------------------
+ *
+ * The formats' -r forms (docs/ci.md):
+ *   text      `Only in DIR1/sub: name` / `Only in DIR2/sub: name` (as
+ *             diff -r), and before each file's report that is not empty
+ *             `--- DIR1/rel` and `+++ DIR2/rel` (bold with colour)
+ *   --summary one line per file: `equal REL`, `differ REL`, `error REL: MSG`,
+ *             `only-left REL`, `only-right REL` (text and json)
+ *   json      {"equal": B, "left_dir": D1, "right_dir": D2, "files": [
+ *               {"path": REL, "status": S[, "report": {...}][, "error": MSG]}, ...]}
+ *   junit     one JUnit document, one test case per file */
+
+typedef enum { kPbd_File_Both, kPbd_File_OnlyLeft, kPbd_File_OnlyRight } pbd_FileSide;
+
+typedef struct {
+  const char *rel;                    /* the path under both directories */
+  const char *left_path, *right_path; /* DIR1/REL and DIR2/REL (Both) */
+  pbd_FileSide side;
+  int status;                         /* Both: 0 equal, 1 different, 2 trouble */
+  const char *report;                 /* what the file's own report wrote */
+  size_t report_len;
+  const char *error;                  /* status 2: what went wrong, one line */
+} pbd_FileResult;
+
+typedef struct {
+  bool summary;                       /* one line per file */
+  bool color;
+  const char *dir1, *dir2;            /* the directories as shown */
+} pbd_FilesOptions;
+
+typedef struct pbd_FilesReporter pbd_FilesReporter;
+
+/* NULL when out of memory. */
+pbd_FilesReporter *pbd_FilesReporter_New(pbd_ReportFormat fmt, FILE *out,
+                                         const pbd_FilesOptions *o);
+/* The options of one file's own report (f: rel and paths set), and whether
+ * it needs none (*quiet: the verdict is enough). */
+void pbd_FilesReporter_FileOptions(const pbd_FilesReporter *s, const pbd_FileResult *f,
+                                   pbd_ReportOptions *ro, bool *quiet);
+/* One file's result, in path order. */
+void pbd_FilesReporter_File(pbd_FilesReporter *s, const pbd_FileResult *f);
+/* Writes what is left (the document of json and junit); false when out of
+ * memory. */
+bool pbd_FilesReporter_Finish(pbd_FilesReporter *s, bool equal);
+void pbd_FilesReporter_Free(pbd_FilesReporter *s);
 
 /* ---- JUnit XML pieces (the reporter's and pbdiff -r's) ----------------------- */
 

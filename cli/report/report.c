@@ -1,0 +1,231 @@
+/* pbdiff CLI — reporters: the table of output formats and what every format
+ * shares (construction, counting, --max-diffs, --explain, colour, paths as
+ * text); each format's own steps are in its file (text.c, json.c,
+ * junit.c).  See report.h for the formats. */
+#include "report/report_impl.h"
+
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+const pbd_EditKind kPbd_KindOrder[kKinds] = {kPbd_Edit_Changed, kPbd_Edit_Added,
+                                             kPbd_Edit_Removed, kPbd_Edit_Presence,
+                                             kPbd_Edit_Moved};
+
+/* ---- the table ----------------------------------------------------------------- */
+
+#define PBD_FORMAT_ROW(id) &kPbd_FormatDef_##id,
+static const pbd_FormatDef *const kFormats[] = {PBD_REPORT_FORMATS(PBD_FORMAT_ROW)};
+#undef PBD_FORMAT_ROW
+_Static_assert(sizeof kFormats / sizeof kFormats[0] == kPbd_Report_FormatCount,
+               "one row per format");
+
+static const pbd_FormatDef *format_of(pbd_ReportFormat fmt) {
+  return (unsigned)fmt < kPbd_Report_FormatCount ? kFormats[fmt] : NULL;
+}
+
+bool pbd_Report_FormatByName(const char *name, pbd_ReportFormat *fmt) {
+  for (size_t i = 0; i < kPbd_Report_FormatCount; i++) {
+    if (strcmp(kFormats[i]->name, name) == 0) {
+      *fmt = (pbd_ReportFormat)i;
+      return true;
+    }
+  }
+  return false;
+}
+
+const char *pbd_Report_FormatNames(void) {
+  static char names[128];
+  if (!names[0]) {
+    for (size_t i = 0; i < kPbd_Report_FormatCount; i++)
+      snprintf(names + strlen(names), sizeof names - strlen(names), "%s%s",
+               i == 0 ? "" : i + 1 == kPbd_Report_FormatCount ? " or " : ", ", kFormats[i]->name);
+  }
+  return names;
+}
+
+const char *pbd_Report_FormatName(pbd_ReportFormat fmt) {
+  return format_of(fmt) ? format_of(fmt)->name : "?";
+}
+
+bool pbd_Report_HasStat(pbd_ReportFormat fmt) { return format_of(fmt) && format_of(fmt)->stat; }
+bool pbd_Report_HasColor(pbd_ReportFormat fmt) { return format_of(fmt) && format_of(fmt)->color; }
+bool pbd_Report_HasSummary(pbd_ReportFormat fmt) {
+  return format_of(fmt) && format_of(fmt)->summary;
+}
+bool pbd_Report_TakesPatchHeader(pbd_ReportFormat fmt) {
+  return format_of(fmt) && format_of(fmt)->patch_header;
+}
+
+/* ---- colour ------------------------------------------------------------------ */
+
+bool pbd_Report_ColorModeValid(const char *mode) {
+  return mode && (strcmp(mode, "auto") == 0 || strcmp(mode, "always") == 0 ||
+                  strcmp(mode, "never") == 0);
+}
+
+bool pbd_Report_ShouldColor(const char *mode, int fd) {
+  if (!mode) mode = "auto";
+  if (strcmp(mode, "always") == 0) return true;
+  if (strcmp(mode, "auto") != 0) return false;
+  const char *no = getenv("NO_COLOR");
+  if (no && no[0]) return false;
+  const char *term = getenv("TERM");
+  if (term && strcmp(term, "dumb") == 0) return false;
+  return isatty(fd) == 1;
+}
+
+void rp_color_on(const pbd_Reporter *r, pbd_Buf *b, const char *sgr) {
+  if (r->o.color) pbd_Buf_AppendStr(b, sgr);
+}
+
+void rp_color_off(const pbd_Reporter *r, pbd_Buf *b) {
+  if (r->o.color) pbd_Buf_AppendStr(b, SGR_RESET);
+}
+
+/* ---- helpers ------------------------------------------------------------------ */
+
+char *rp_dup(const char *s, bool *failed) {
+  if (!s) return NULL;
+  char *d = strdup(s);
+  if (!d) *failed = true;
+  return d;
+}
+
+int rp_flush_line(pbd_Reporter *r, pbd_Buf *b) {
+  if (b->oom) {
+    r->failed = true;
+    return 1;
+  }
+  fwrite(b->data, 1, b->len, r->out);
+  return 0;
+}
+
+const char *rp_path_text(pbd_Reporter *r, const pbd_Edit *e, size_t *plen) {
+  pbd_Buf_Truncate(&r->path, 0);
+  pbd_Buf_AppendStr(&r->path, "");
+  size_t n = e->path ? e->path->count : 0;
+  size_t pc = e->parent_count < n ? e->parent_count : n;
+  if (e->path) pbd_Path_Format(&r->path, e->path, 0, pc);
+  *plen = r->path.len;
+  if (e->path) pbd_Path_Format(&r->path, e->path, pc, n);
+  return r->path.oom ? "" : r->path.data;
+}
+
+bool rp_flush_out(pbd_Reporter *r, bool equal) {
+  (void)equal;
+  return fflush(r->out) == 0 && !r->failed && !ferror(r->out);
+}
+
+/* ---- one pair ------------------------------------------------------------------ */
+
+pbd_Reporter *pbd_Reporter_New(pbd_ReportFormat fmt, FILE *out, const pbd_ReportOptions *opts) {
+  const pbd_FormatDef *f = format_of(fmt);
+  pbd_Reporter *r = f ? calloc(1, sizeof *r) : NULL;
+  if (!r) return NULL;
+  r->f = f;
+  r->out = out;
+  if (opts) r->o = *opts;
+  bool failed = false;
+  r->left_name = rp_dup(r->o.left_name, &failed);
+  r->right_name = rp_dup(r->o.right_name, &failed);
+  r->o.left_name = r->left_name;
+  r->o.right_name = r->right_name;
+  if (!f->stat) r->o.stat = false;
+  if (!f->color) r->o.color = false;
+  if (failed || (f->begin && !f->begin(r))) {
+    pbd_Reporter_Free(r);
+    return NULL;
+  }
+  return r;
+}
+
+int pbd_Reporter_Edit(void *reporter, const pbd_Edit *e) {
+  pbd_Reporter *r = reporter;
+  if (r->failed) return 1;
+  r->total++;
+  if ((unsigned)e->kind < kKinds) r->counts[e->kind]++;
+  if (r->o.max_diffs && r->shown >= r->o.max_diffs && !r->o.stat) return 0;
+  int rc = r->f->edit(r, e);
+  if (rc == 0 && !r->o.stat) r->shown++;
+  return rc;
+}
+
+bool pbd_Reporter_Finish(pbd_Reporter *r, bool equal) {
+  if (!r->failed) r->f->finish(r, equal);
+  return r->f->close(r, equal);
+}
+
+void pbd_Reporter_Explain(pbd_Reporter *r, const char *text, const char *json) {
+  pbd_Buf_Truncate(&r->explain_text, 0);
+  pbd_Buf_Truncate(&r->explain_json, 0);
+  if (text) pbd_Buf_AppendStr(&r->explain_text, text);
+  if (json) pbd_Buf_AppendStr(&r->explain_json, json);
+  if (r->explain_text.oom || r->explain_json.oom) r->failed = true;
+}
+
+void pbd_Reporter_Free(pbd_Reporter *r) {
+  if (!r) return;
+  if (r->final_out && r->out) fclose(r->out); /* a format's own stream (junit) */
+  free(r->junit_text);
+  free(r->test_name);
+  pbd_Buf_Free(&r->explain_text);
+  pbd_Buf_Free(&r->explain_json);
+  pbd_Buf_Free(&r->line);
+  pbd_Buf_Free(&r->entries);
+  pbd_Buf_Free(&r->group);
+  pbd_Buf_Free(&r->path);
+  for (size_t i = 0; i < r->nfields; i++) free(r->fields[i].name);
+  free(r->fields);
+  free(r->table);
+  free(r->left_name);
+  free(r->right_name);
+  free(r);
+}
+
+/* ---- the files of two directories ------------------------------------------------ */
+
+pbd_FilesReporter *pbd_FilesReporter_New(pbd_ReportFormat fmt, FILE *out,
+                                         const pbd_FilesOptions *o) {
+  const pbd_FormatDef *f = format_of(fmt);
+  pbd_FilesReporter *s = f ? calloc(1, sizeof *s) : NULL;
+  if (!s) return NULL;
+  s->f = f;
+  s->out = out;
+  s->o = *o;
+  if (!f->summary) s->o.summary = false;
+  if (!f->color) s->o.color = false;
+  return s;
+}
+
+void rp_files_name_both(const pbd_FilesReporter *s, const pbd_FileResult *f, pbd_ReportOptions *ro) {
+  (void)s;
+  ro->left_name = f->left_path;
+  ro->right_name = f->right_path;
+}
+
+void pbd_FilesReporter_FileOptions(const pbd_FilesReporter *s, const pbd_FileResult *f,
+                                   pbd_ReportOptions *ro, bool *quiet) {
+  *quiet = s->o.summary; /* the verdict is the line */
+  if (s->f->file_options) s->f->file_options(s, f, ro);
+}
+
+void pbd_FilesReporter_File(pbd_FilesReporter *s, const pbd_FileResult *f) {
+  s->tests++;
+  bool only = f->side != kPbd_File_Both;
+  if (!only && f->status == 2) s->errors++;
+  else if (only || f->status == 1) s->failures++;
+  s->f->file(s, f);
+  if (s->doc.oom) s->failed = true;
+}
+
+bool pbd_FilesReporter_Finish(pbd_FilesReporter *s, bool equal) {
+  if (s->f->files_end && !s->failed) s->f->files_end(s, equal);
+  return !s->failed;
+}
+
+void pbd_FilesReporter_Free(pbd_FilesReporter *s) {
+  if (!s) return;
+  pbd_Buf_Free(&s->doc);
+  free(s);
+}

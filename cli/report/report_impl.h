@@ -1,0 +1,116 @@
+/* pbdiff CLI — what the reporters' files share: the reporter's state, the
+ * row each output format fills in (its name, what applies to it, its
+ * steps for one pair and for a run over directories), and small helpers.
+ * Internal to cli/report: report.c drives, text.c, json.c and junit.c are
+ * the formats. */
+#ifndef PBD_CLI_REPORT_IMPL_H_
+#define PBD_CLI_REPORT_IMPL_H_
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdio.h>
+
+#include "report/report.h"
+
+#define SGR_BOLD "\033[1m"
+#define SGR_RED "\033[31m"
+#define SGR_GREEN "\033[32m"
+#define SGR_CYAN "\033[36m"
+#define SGR_RESET "\033[m"
+
+enum { kKinds = 5 };
+/* Kinds in the order counts are listed. */
+extern const pbd_EditKind kPbd_KindOrder[kKinds];
+
+/* Counts for one top-level field (stat). */
+typedef struct {
+  char *name;
+  size_t counts[kKinds]; /* by pbd_EditKind */
+} StatField;
+
+struct pbd_Reporter {
+  const struct pbd_FormatDef *f; /* the format's row */
+  FILE *out;
+  pbd_ReportOptions o;
+  char *left_name, *right_name; /* owned copies of o.left_name, o.right_name */
+  pbd_Buf line;     /* text: the line(s) being built */
+  pbd_Buf entries;  /* json: the difference objects so far, ",\n"-separated */
+  size_t total;     /* edits received */
+  size_t shown;     /* differences written (text) or collected (json) */
+  size_t counts[kKinds];
+  /* text: the group (parent) of the last written difference */
+  bool have_group;
+  pbd_Buf group;
+  pbd_Buf path;     /* the edit's path as text, parent part first */
+  const pbd_MessageDef *group_type;
+  bool names_written;
+  /* stat: fields in order of first appearance, and a hash table over them */
+  StatField *fields;
+  size_t nfields, fields_cap;
+  size_t *table;    /* index + 1, 0 = empty */
+  size_t table_cap; /* power of two */
+  size_t last;      /* index + 1 of the last field counted */
+  pbd_Buf explain_text, explain_json; /* --explain, written by Finish */
+  bool failed;      /* out of memory */
+  /* junit: the text report goes to `out`, a memory stream over junit_text;
+   * Finish writes the XML to final_out */
+  FILE *final_out;
+  char *junit_text;
+  size_t junit_len;
+  char *test_name;  /* owned copy of o.test_name */
+};
+
+struct pbd_FilesReporter {
+  const struct pbd_FormatDef *f;
+  FILE *out;
+  pbd_FilesOptions o;
+  pbd_Buf doc;      /* json and junit: the document, written at the end */
+  size_t tests, failures, errors;
+  bool failed;      /* out of memory */
+};
+
+/* One output format.  A new format is a file defining its row and one
+ * line in PBD_REPORT_FORMATS (report.h). */
+typedef struct pbd_FormatDef {
+  const char *name;   /* --format NAME */
+  bool stat, color;   /* whether --stat and colour apply */
+  bool summary;       /* whether -r --summary applies */
+  bool patch_header;  /* the git driver writes git's header lines first */
+  /* one pair */
+  bool (*begin)(pbd_Reporter *r);                  /* NULL: nothing to prepare */
+  int (*edit)(pbd_Reporter *r, const pbd_Edit *e); /* one difference */
+  void (*finish)(pbd_Reporter *r, bool equal);     /* the report's end */
+  bool (*close)(pbd_Reporter *r, bool equal);      /* out to the caller's stream */
+  /* pbdiff -r: the options of one file's own report, its result, the end */
+  void (*file_options)(const pbd_FilesReporter *s, const pbd_FileResult *f, pbd_ReportOptions *ro);
+  void (*file)(pbd_FilesReporter *s, const pbd_FileResult *f);
+  void (*files_end)(pbd_FilesReporter *s, bool equal);
+} pbd_FormatDef;
+
+#define PBD_DECLARE_FORMAT(id) extern const pbd_FormatDef kPbd_FormatDef_##id;
+PBD_REPORT_FORMATS(PBD_DECLARE_FORMAT)
+#undef PBD_DECLARE_FORMAT
+
+/* ---- report.c: helpers for the formats ------------------------------------- */
+
+void rp_color_on(const pbd_Reporter *r, pbd_Buf *b, const char *sgr);
+void rp_color_off(const pbd_Reporter *r, pbd_Buf *b);
+/* Writes b to r->out; non-zero (r->failed) when b ran out of memory. */
+int rp_flush_line(pbd_Reporter *r, pbd_Buf *b);
+/* The edit's path as text (in r->path); *plen: the length of its parent part. */
+const char *rp_path_text(pbd_Reporter *r, const pbd_Edit *e, size_t *plen);
+/* Flushes what a format wrote to the caller's stream. */
+bool rp_flush_out(pbd_Reporter *r, bool equal);
+/* A copy (NULL stays NULL); sets *failed when out of memory. */
+char *rp_dup(const char *s, bool *failed);
+/* One difference as a text line, or counted for --stat (text.c; JUnit's
+ * failure body is the text report). */
+int rp_text_edit(pbd_Reporter *r, const pbd_Edit *e);
+/* What ends a text report: the counts (stat) or how many were not shown. */
+void rp_text_end(pbd_Reporter *r, bool equal);
+/* "equal", "differ", "error", "only-left" or "only-right" (text.c). */
+const char *rp_file_word(const pbd_FileResult *f);
+/* A pbd_FormatDef.file_options: each file's report names both files. */
+void rp_files_name_both(const pbd_FilesReporter *s, const pbd_FileResult *f, pbd_ReportOptions *ro);
+
+#endif

@@ -1,0 +1,305 @@
+/* pbdiff CLI — the text report and its --stat form (report.h), and the
+ * text form of pbdiff -r (the file's report under ---/+++ lines, or one
+ * summary line per file). */
+#include <stdlib.h>
+#include <string.h>
+#include <xxhash.h>
+
+#include "format/format.h"
+#include "report/report_impl.h"
+
+/* Strings and bytes longer than this are cut in text reports. */
+enum { kPbd_Report_MaxBytes = 64 };
+/* One-line message values longer than this are cut in text reports. */
+enum { kPbd_Report_MaxMessage = 120 };
+
+static void names_lines(pbd_Reporter *r, pbd_Buf *b);
+static void append_counts(pbd_Reporter *r, pbd_Buf *b, const size_t *counts);
+
+/* ---- stat ---------------------------------------------------------------------- */
+
+/* The top-level field of a path as report.h describes it, in r->path. */
+static void top_field(pbd_Reporter *r, const pbd_Path *p, const char **name, size_t *len) {
+  size_t n = p ? p->count : 0, first = 0;
+  if (n > 0 && p->segs[0].kind == kPbd_Seg_Index) { /* a stream's message */
+    if (n == 1) {
+      *name = "(messages)";
+      *len = strlen(*name);
+      return;
+    }
+    first = 1;
+  }
+  if (first == n) {
+    *name = ".";
+    *len = 1;
+    return;
+  }
+  pbd_Buf_Truncate(&r->path, 0);
+  pbd_Path_Format(&r->path, p, first, first + 1);
+  const char *t = r->path.oom ? "" : r->path.data;
+  if (*t == '.') t++;
+  *name = t;
+  *len = strlen(t);
+}
+
+static bool stat_grow_table(pbd_Reporter *r) {
+  size_t cap = r->table_cap ? r->table_cap * 2 : 64;
+  size_t *t = calloc(cap, sizeof *t);
+  if (!t) return false;
+  for (size_t i = 0; i < r->nfields; i++) {
+    const char *n = r->fields[i].name;
+    size_t h = (size_t)XXH3_64bits(n, strlen(n)) & (cap - 1);
+    while (t[h]) h = (h + 1) & (cap - 1);
+    t[h] = i + 1;
+  }
+  free(r->table);
+  r->table = t;
+  r->table_cap = cap;
+  return true;
+}
+
+/* The counts of a top-level field, added when new; NULL when out of memory. */
+static StatField *stat_field(pbd_Reporter *r, const char *name, size_t len) {
+  if (r->last) {
+    StatField *f = &r->fields[r->last - 1];
+    if (strlen(f->name) == len && memcmp(f->name, name, len) == 0) return f;
+  }
+  if ((r->nfields + 1) * 2 > r->table_cap && !stat_grow_table(r)) return NULL;
+  size_t h = (size_t)XXH3_64bits(name, len) & (r->table_cap - 1);
+  while (r->table[h]) {
+    StatField *f = &r->fields[r->table[h] - 1];
+    if (strlen(f->name) == len && memcmp(f->name, name, len) == 0) {
+      r->last = r->table[h];
+      return f;
+    }
+    h = (h + 1) & (r->table_cap - 1);
+  }
+  if (r->nfields == r->fields_cap) {
+    size_t cap = r->fields_cap ? r->fields_cap * 2 : 16;
+    StatField *nf = realloc(r->fields, cap * sizeof *nf);
+    if (!nf) return NULL;
+    r->fields = nf;
+    r->fields_cap = cap;
+  }
+  StatField *f = &r->fields[r->nfields];
+  memset(f, 0, sizeof *f);
+  f->name = malloc(len + 1);
+  if (!f->name) return NULL;
+  memcpy(f->name, name, len);
+  f->name[len] = '\0';
+  r->table[h] = ++r->nfields;
+  r->last = r->nfields;
+  return f;
+}
+
+static int stat_edit(pbd_Reporter *r, const pbd_Edit *e) {
+  const char *name;
+  size_t len;
+  top_field(r, e->path, &name, &len);
+  StatField *f = stat_field(r, name, len);
+  if (!f) {
+    r->failed = true;
+    return 1;
+  }
+  if ((unsigned)e->kind < kKinds) f->counts[e->kind]++;
+  return 0;
+}
+
+static void stat_write(pbd_Reporter *r) {
+  if (r->total == 0) return;
+  pbd_Buf *b = &r->line;
+  pbd_Buf_Truncate(b, 0);
+  names_lines(r, b);
+  for (size_t i = 0; i < r->nfields; i++) {
+    pbd_Buf_Printf(b, "  %s: ", r->fields[i].name);
+    append_counts(r, b, r->fields[i].counts);
+    pbd_Buf_AppendChar(b, '\n');
+    if (b->len > 65536) {
+      if (rp_flush_line(r, b)) return;
+      pbd_Buf_Truncate(b, 0);
+    }
+  }
+  pbd_Buf_Printf(b, "%zu difference%s: ", r->total, r->total == 1 ? "" : "s");
+  append_counts(r, b, r->counts);
+  pbd_Buf_AppendChar(b, '\n');
+  rp_flush_line(r, b);
+}
+
+
+/* ---- differences ------------------------------------------------------------------ */
+
+
+static void text_value(pbd_Buf *b, const pbd_Value *v) {
+  pbd_TextOptions o = {.max_bytes = kPbd_Report_MaxBytes,
+                       .cut_hash = true,
+                       .well_known = true,
+                       .max_message = kPbd_Report_MaxMessage};
+  pbd_Format_TextValue(b, v, &o);
+}
+
+static void colored_value(pbd_Reporter *r, pbd_Buf *b, const char *sgr, const char *word,
+                          const pbd_Value *v) {
+  rp_color_on(r, b, sgr);
+  pbd_Buf_AppendStr(b, word);
+  text_value(b, v);
+  rp_color_off(r, b);
+}
+
+/* `--- LEFT` and `+++ RIGHT`, once, before the first difference. */
+static void names_lines(pbd_Reporter *r, pbd_Buf *b) {
+  if (r->names_written || !r->o.left_name || !r->o.right_name) return;
+  r->names_written = true;
+  const char *names[2] = {r->o.left_name, r->o.right_name};
+  const char *marks[2] = {"--- ", "+++ "};
+  for (int i = 0; i < 2; i++) {
+    rp_color_on(r, b, SGR_BOLD);
+    pbd_Buf_AppendStr(b, marks[i]);
+    pbd_Buf_AppendStr(b, names[i]);
+    rp_color_off(r, b);
+    pbd_Buf_AppendChar(b, '\n');
+  }
+}
+
+static void append_counts(pbd_Reporter *r, pbd_Buf *b, const size_t *counts) {
+  bool first = true;
+  for (int i = 0; i < kKinds; i++) {
+    pbd_EditKind k = kPbd_KindOrder[i];
+    if (!counts[k]) continue;
+    if (!first) pbd_Buf_AppendStr(b, ", ");
+    first = false;
+    const char *sgr = k == kPbd_Edit_Added     ? SGR_GREEN
+                      : k == kPbd_Edit_Removed ? SGR_RED
+                      : k == kPbd_Edit_Moved   ? SGR_CYAN
+                                               : NULL;
+    if (sgr) rp_color_on(r, b, sgr);
+    pbd_Buf_Printf(b, "%zu %s", counts[k], pbd_EditKind_String(k));
+    if (sgr) rp_color_off(r, b);
+  }
+}
+
+int rp_text_edit(pbd_Reporter *r, const pbd_Edit *e) {
+  if (r->o.stat) return stat_edit(r, e);
+  pbd_Buf *b = &r->line;
+  pbd_Buf_Truncate(b, 0);
+  size_t plen;
+  const char *path = rp_path_text(r, e, &plen);
+  names_lines(r, b);
+  if (!r->have_group || r->group.len != plen || memcmp(r->group.data, path, plen) != 0 ||
+      r->group_type != e->parent) {
+    pbd_Buf_Truncate(&r->group, 0);
+    pbd_Buf_Append(&r->group, path, plen);
+    pbd_Buf_AppendStr(&r->group, ""); /* data never NULL */
+    r->group_type = e->parent;
+    r->have_group = true;
+    if (plen > 0) {
+      rp_color_on(r, b, SGR_BOLD);
+      pbd_Buf_Append(b, path, plen);
+      if (e->parent && e->parent->full_name) pbd_Buf_Printf(b, " (%s)", e->parent->full_name);
+      pbd_Buf_AppendChar(b, ':');
+      rp_color_off(r, b);
+      pbd_Buf_AppendChar(b, '\n');
+    }
+    if (r->group.oom) b->oom = true;
+  }
+  const char *field = path + plen;
+  if (plen > 0 && *field == '.') field++;
+  if (plen > 0) pbd_Buf_AppendStr(b, "  ");
+  pbd_Buf_AppendStr(b, *field ? field : ".");
+  pbd_Buf_AppendStr(b, ": ");
+  switch (e->kind) {
+    case kPbd_Edit_Added:
+      colored_value(r, b, SGR_GREEN, "added ", &e->right);
+      break;
+    case kPbd_Edit_Removed:
+      colored_value(r, b, SGR_RED, "removed ", &e->left);
+      break;
+    case kPbd_Edit_Presence:
+      if (e->left.kind == kPbd_Value_None) {
+        pbd_Buf_AppendStr(b, "unset -> ");
+        colored_value(r, b, SGR_GREEN, "set to ", &e->right);
+      } else {
+        colored_value(r, b, SGR_RED, "set to ", &e->left);
+        pbd_Buf_AppendStr(b, " -> unset");
+      }
+      break;
+    case kPbd_Edit_Moved:
+      rp_color_on(r, b, SGR_CYAN);
+      pbd_Buf_Printf(b, "moved [%lld] -> [%lld]", (long long)e->left_index,
+                     (long long)e->right_index);
+      rp_color_off(r, b);
+      break;
+    case kPbd_Edit_Changed:
+    default:
+      colored_value(r, b, SGR_RED, "", &e->left);
+      pbd_Buf_AppendStr(b, " -> ");
+      colored_value(r, b, SGR_GREEN, "", &e->right);
+      break;
+  }
+  pbd_Buf_AppendChar(b, '\n');
+  return rp_flush_line(r, b);
+}
+
+void rp_text_end(pbd_Reporter *r, bool equal) {
+  (void)equal;
+  if (r->o.stat) {
+    stat_write(r);
+  } else if (r->total > r->shown) {
+    size_t k = r->total - r->shown;
+    fprintf(r->out, "... and %zu more difference%s\n", k, k == 1 ? "" : "s");
+  }
+}
+
+static void text_finish(pbd_Reporter *r, bool equal) {
+  rp_text_end(r, equal);
+  if (r->explain_text.len) fwrite(r->explain_text.data, 1, r->explain_text.len, r->out);
+}
+
+
+/* ---- pbdiff -r ------------------------------------------------------------------- */
+
+/* "Only in DIR/sub: name", as diff -r says it. */
+static void only_in(FILE *out, const char *root, const char *rel) {
+  const char *slash = strrchr(rel, '/');
+  if (slash) {
+    fprintf(out, "Only in %s%s%.*s: %s\n", root, root[strlen(root) - 1] == '/' ? "" : "/",
+            (int)(slash - rel), rel, slash + 1);
+  } else {
+    fprintf(out, "Only in %s: %s\n", root, rel);
+  }
+}
+
+const char *rp_file_word(const pbd_FileResult *f) {
+  if (f->side == kPbd_File_OnlyLeft) return "only-left";
+  if (f->side == kPbd_File_OnlyRight) return "only-right";
+  return f->status == 0 ? "equal" : f->status == 1 ? "differ" : "error";
+}
+
+static void text_file_options(const pbd_FilesReporter *s, const pbd_FileResult *f,
+                              pbd_ReportOptions *ro) {
+  (void)s, (void)f;
+  ro->left_name = ro->right_name = NULL; /* the ---/+++ lines are ours */
+  ro->quiet_identical = true;
+}
+
+static void text_file(pbd_FilesReporter *s, const pbd_FileResult *f) {
+  if (s->o.summary) {
+    if (f->side == kPbd_File_Both && f->status == 2)
+      fprintf(s->out, "%s %s: %s\n", rp_file_word(f), f->rel, f->error ? f->error : "");
+    else
+      fprintf(s->out, "%s %s\n", rp_file_word(f), f->rel);
+  } else if (f->side == kPbd_File_OnlyLeft) {
+    only_in(s->out, s->o.dir1, f->rel);
+  } else if (f->side == kPbd_File_OnlyRight) {
+    only_in(s->out, s->o.dir2, f->rel);
+  } else if (f->report_len) {
+    const char *bold = s->o.color ? SGR_BOLD : "", *off = s->o.color ? SGR_RESET : "";
+    fprintf(s->out, "%s--- %s%s\n%s+++ %s%s\n", bold, f->left_path, off, bold, f->right_path, off);
+    fwrite(f->report, 1, f->report_len, s->out);
+  }
+}
+
+const pbd_FormatDef kPbd_FormatDef_Text = {
+    .name = "text", .stat = true, .color = true, .summary = true, .patch_header = true,
+    .edit = rp_text_edit, .finish = text_finish, .close = rp_flush_out,
+    .file_options = text_file_options, .file = text_file,
+};
