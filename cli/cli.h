@@ -20,6 +20,21 @@
 
 enum { kExitEqual = 0, kExitDifferent = 1, kExitTrouble = 2 };
 
+/* An error on its way up: the functions below fill one and return false;
+ * only a command's top level prints it (pbd_CliError_Print), as one line
+ * "pbdiff: MESSAGE" and, for a usage error, the --help hint. */
+typedef struct {
+  char msg[1600];   /* "FILE: what went wrong at byte N (in PATH)" */
+  bool hint;        /* a usage error: follow with "Try '... --help'" */
+} pbd_CliError;
+
+void pbd_CliError_Set(pbd_CliError *e, bool hint, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+/* The status as "NAME: MSG at byte N (in PATH)" (name may be NULL). */
+void pbd_CliError_FromStatus(pbd_CliError *e, const char *name, const pbd_Status *s);
+/* command: "pbdiff", "pbdiff cat", ... for the hint. */
+void pbd_CliError_Print(FILE *err, const pbd_CliError *e, const char *command);
+
 typedef struct {
   const char **v;
   size_t n;
@@ -96,8 +111,8 @@ typedef struct pbd_Config pbd_Config;
 
 /* Loads the config: --config FILE when given (missing: an error), else the
  * first `.pbdiff` found walking up from the current directory (none: an
- * empty config).  NULL with a message on err when the file is malformed. */
-pbd_Config *pbd_Config_Load(const char *explicit_path, FILE *err);
+ * empty config).  NULL with the error in e when the file is malformed. */
+pbd_Config *pbd_Config_Load(const char *explicit_path, pbd_CliError *e);
 void pbd_Config_Free(pbd_Config *c);
 /* The options for an input at `path` (as the user or git names it): `base`
  * completed by the first [file "GLOB"] section whose glob matches the path;
@@ -131,9 +146,9 @@ bool pbd_Cli_ResolveRules(const pbd_CliOptions *o, pbd_CliSchema *out, pbd_Statu
 
 /* Loads (or finds in a cache shared by all threads) the schema named by the
  * options (schemas, protos, includes; `side` 1/2 uses --left-/--right-schema
- * and type when given), and resolves the type and rules.  false with one
- * line on err. */
-bool pbd_Cli_LoadSchema(const pbd_CliOptions *o, int side, pbd_CliSchema *out, FILE *err);
+ * and type when given), and resolves the type and rules.  false with the
+ * error in e. */
+bool pbd_Cli_LoadSchema(const pbd_CliOptions *o, int side, pbd_CliSchema *out, pbd_CliError *e);
 void pbd_Cli_FreeSchema(pbd_CliSchema *s);
 /* Frees every cached schema (at exit). */
 void pbd_Cli_ClearSchemaCache(void);
@@ -155,30 +170,28 @@ typedef struct {
 /* Reads and parses an input ("-" for standard input) as `format` for the
  * schema (side 1/2: LEFT/RIGHT, whose own --left-/--right-schema files turn
  * text format into binary; 0: the shared schema).  `display` names it in
- * errors (NULL: the path).  false with one line on err. */
+ * errors (NULL: the path).  false with the error in e. */
 bool pbd_Cli_ReadInput(const pbd_CliOptions *o, const pbd_CliSchema *schema, int side,
                        const char *path, const char *display, pbd_InputFormat format,
-                       const pbd_ReadOptions *topts, pbd_CliInput *in, FILE *err);
+                       const pbd_ReadOptions *topts, pbd_CliInput *in, pbd_CliError *e);
 void pbd_Cli_FreeInput(pbd_CliInput *in);
-/* Prints "pbdiff: NAME: MESSAGE at byte N (in PATH)" on err. */
-void pbd_Cli_PrintStatus(FILE *err, const char *name, const pbd_Status *s);
 
 /* Compares LEFT and RIGHT with the options (config already applied) and
- * writes the report to out and errors to err.  lname/rname are the names
- * shown (NULL: the paths).  Returns 0, 1 or 2. */
+ * writes the report to out.  lname/rname are the names shown (NULL: the
+ * paths).  Returns 0, 1 or 2 (with the error in e). */
 int pbd_Cli_ComparePair(const pbd_CliOptions *o, const char *lpath, const char *rpath,
-                        const char *lname, const char *rname, FILE *out, FILE *err);
+                        const char *lname, const char *rname, FILE *out, pbd_CliError *e);
 
 /* ---- Commands (each in its own file) ---------------------------------------- */
 
-/* pbdiff cat [OPTIONS] FILE (cli/cat.c); argv[0] is "cat". */
+/* pbdiff cat [OPTIONS] FILE (cli/commands/cat.c); argv[0] is "cat". */
 int pbd_Cli_Cat(int argc, char **argv);
-/* pbdiff hash [OPTIONS] FILE... (cli/hash.c); argv[0] is "hash". */
+/* pbdiff hash [OPTIONS] FILE... (cli/commands/hash.c); argv[0] is "hash". */
 int pbd_Cli_Hash(int argc, char **argv);
 /* git's external-diff form: args are PATH OLD-FILE OLD-HEX OLD-MODE NEW-FILE
- * NEW-HEX NEW-MODE (cli/git.c). */
+ * NEW-HEX NEW-MODE (cli/commands/git.c). */
 int pbd_Cli_GitDriver(const pbd_CliOptions *o, const pbd_Config *cfg, char **args);
-/* pbdiff -r DIR1 DIR2 (cli/dirs.c). */
+/* pbdiff -r DIR1 DIR2 (cli/commands/dirs.c). */
 int pbd_Cli_CompareDirs(const pbd_CliOptions *o, const pbd_Config *cfg, const char *dir1,
                         const char *dir2);
 

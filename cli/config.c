@@ -126,7 +126,7 @@ static bool set_key(pbd_Config *c, Section *s, const char *key, char *value, cha
   return true;
 }
 
-static pbd_Config *parse(const char *path, FILE *f, FILE *err) {
+static pbd_Config *parse(const char *path, FILE *f, pbd_CliError *e) {
   pbd_Config *c = calloc(1, sizeof *c);
   if (!c) return NULL;
   char abs[PATH_MAX + 32];
@@ -185,16 +185,16 @@ static pbd_Config *parse(const char *path, FILE *f, FILE *err) {
   }
   return c;
 bad:
-  fprintf(err, "pbdiff: %s: line %u: %s\n", path, lineno, why);
+  pbd_CliError_Set(e, false, "%s: line %u: %s", path, lineno, why);
   pbd_Config_Free(c);
   return NULL;
 oom:
-  fprintf(err, "pbdiff: out of memory reading %s\n", path);
+  pbd_CliError_Set(e, false, "out of memory reading %s", path);
   pbd_Config_Free(c);
   return NULL;
 }
 
-pbd_Config *pbd_Config_Load(const char *explicit_path, FILE *err) {
+pbd_Config *pbd_Config_Load(const char *explicit_path, pbd_CliError *e) {
   char found[PATH_MAX + 16];
   const char *path = explicit_path;
   if (!path) {
@@ -227,10 +227,10 @@ pbd_Config *pbd_Config_Load(const char *explicit_path, FILE *err) {
   }
   FILE *f = fopen(path, "r");
   if (!f) {
-    fprintf(err, "pbdiff: %s: cannot open config: %s\n", path, strerror(errno));
+    pbd_CliError_Set(e, false, "%s: cannot open config: %s", path, strerror(errno));
     return NULL;
   }
-  pbd_Config *c = parse(path, f, err);
+  pbd_Config *c = parse(path, f, e);
   fclose(f);
   return c;
 }

@@ -8,6 +8,14 @@
 #include "cli.h"
 #include "pbdiff.h"
 
+/* The config file, or NULL with the error printed. */
+static pbd_Config *load_config(const pbd_CliOptions *o) {
+  pbd_CliError error = {"", false};
+  pbd_Config *cfg = pbd_Config_Load(o->config, &error);
+  if (!cfg) pbd_CliError_Print(stderr, &error, "pbdiff");
+  return cfg;
+}
+
 /* pbdiff [OPTIONS] LEFT RIGHT */
 static int compare_command(int argc, char **argv) {
   pbd_CliOptions o;
@@ -24,7 +32,7 @@ static int compare_command(int argc, char **argv) {
   }
   pbd_Config *cfg = NULL;
   if (git) { /* git diff driver: PATH OLD HEX MODE NEW HEX MODE [NEW-PATH MESSAGE] */
-    cfg = pbd_Config_Load(o.config, stderr);
+    cfg = load_config(&o);
     int status = cfg ? pbd_Cli_GitDriver(&o, cfg, argv + first) : kExitTrouble;
     pbd_Config_Free(cfg);
     pbd_Cli_FreeOptions(&o);
@@ -32,7 +40,7 @@ static int compare_command(int argc, char **argv) {
   }
   const char *lpath = argv[first], *rpath = argv[first + 1];
   if (o.recursive && nargs == 2) {
-    cfg = pbd_Config_Load(o.config, stderr);
+    cfg = load_config(&o);
     int status = cfg ? pbd_Cli_CompareDirs(&o, cfg, lpath, rpath) : kExitTrouble;
     pbd_Config_Free(cfg);
     pbd_Cli_FreeOptions(&o);
@@ -44,13 +52,15 @@ static int compare_command(int argc, char **argv) {
     pbd_Cli_FreeOptions(&o);
     return kExitTrouble;
   }
-  cfg = pbd_Config_Load(o.config, stderr);
+  cfg = load_config(&o);
   int status = kExitTrouble;
   if (cfg) {
     /* the config matches LEFT's path (RIGHT's when LEFT is standard input) */
     o.report.test_name = rpath; /* --format junit: the test case is named after RIGHT */
     pbd_CliOptions eff = pbd_Config_Apply(cfg, &o, strcmp(lpath, "-") ? lpath : rpath);
-    status = pbd_Cli_ComparePair(&eff, lpath, rpath, NULL, NULL, stdout, stderr);
+    pbd_CliError error = {"", false};
+    status = pbd_Cli_ComparePair(&eff, lpath, rpath, NULL, NULL, stdout, &error);
+    if (status == kExitTrouble) pbd_CliError_Print(stderr, &error, "pbdiff");
     pbd_Cli_FreeApplied(&eff);
     pbd_Config_Free(cfg);
   }

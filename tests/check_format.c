@@ -1,5 +1,5 @@
 /* pbdiff tests — lib/format/format.c (text format and JSON writers) and the CLI
- * reporters (cli/report.c).  Values, messages and defs are built by hand. */
+ * reporters (cli/report/).  Values, messages and defs are built by hand. */
 #include <check.h>
 #include <math.h>
 #include <stdio.h>

@@ -1,4 +1,4 @@
-/* pbdiff tests — the reporters (cli/report.c) and the well-known types of
+/* pbdiff tests — the reporters (cli/report/) and the well-known types of
  * lib/format/format.c: the text report exactly (grouping headers, every kind of
  * edit, colour on and off, --max-diffs, --stat, input names, cut values),
  * the JSON report checked against docs/json-format.md by a strict JSON

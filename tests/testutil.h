@@ -53,7 +53,7 @@ const pbd_Path *tu_path(const char *text, size_t plen, size_t *parent_count);
  * type is not there. */
 const pbd_MessageDef *tu_message(pbd_DefPool **pool, const char *proto, const char *name);
 
-/* Feeds edits to a new reporter (cli/report.h; fmt is a pbd_ReportFormat,
+/* Feeds edits to a new reporter (cli/report/report.h; fmt is a pbd_ReportFormat,
  * opts a pbd_ReportOptions or NULL) and returns what it wrote (malloc'd);
  * fails the test when the reporter does. */
 char *tu_report(int fmt, const void *opts, const pbd_Edit *edits, size_t n, bool equal);

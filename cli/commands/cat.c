@@ -217,8 +217,10 @@ int pbd_Cli_Cat(int argc, char **argv) {
     return kExitTrouble;
   }
   const char *path = argv[first];
-  pbd_Config *cfg = pbd_Config_Load(o.config, stderr);
+  pbd_CliError error = {"", false};
+  pbd_Config *cfg = pbd_Config_Load(o.config, &error);
   if (!cfg) {
+    pbd_CliError_Print(stderr, &error, "pbdiff cat");
     pbd_Cli_FreeOptions(&o);
     return kExitTrouble;
   }
@@ -230,11 +232,11 @@ int pbd_Cli_Cat(int argc, char **argv) {
   /* Matching rules and ignores (from a config) are for comparisons only. */
   pbd_CliOptions so = eff;
   so.keys.n = so.sets.n = so.ignores.n = 0;
-  if (pbd_Cli_LoadSchema(&so, 0, &schema, stderr)) {
+  if (pbd_Cli_LoadSchema(&so, 0, &schema, &error)) {
     pbd_ReadOptions topts = eff.compare.read;
     topts.hash_seed = 0; /* fixed: the output must not depend on the run */
     topts.pool = schema.pool;
-    if (pbd_Cli_ReadInput(&eff, &schema, 0, path, NULL, eff.left_format, &topts, &in, stderr)) {
+    if (pbd_Cli_ReadInput(&eff, &schema, 0, path, NULL, eff.left_format, &topts, &in, &error)) {
       Printer p = {.out = stdout, .float_bits = eff.compare.read.float_bits};
       for (size_t i = 0; i < in.nmsgs; i++) {
         if (eff.delimited) pbd_Buf_Printf(&p.buf, "# message %zu\n", i);
@@ -245,14 +247,15 @@ int pbd_Cli_Cat(int argc, char **argv) {
       maybe_flush(&p, true);
       pbd_Buf_Free(&p.buf);
       if (oom) {
-        fprintf(stderr, "pbdiff: out of memory\n");
+        pbd_CliError_Set(&error, false, "out of memory");
       } else if (p.write_failed || fflush(stdout) != 0 || ferror(stdout)) {
-        fprintf(stderr, "pbdiff: cannot write to standard output\n");
+        pbd_CliError_Set(&error, false, "cannot write to standard output");
       } else {
         status = kExitEqual;
       }
     }
   }
+  if (status == kExitTrouble) pbd_CliError_Print(stderr, &error, "pbdiff cat");
   pbd_Cli_FreeInput(&in);
   pbd_Cli_FreeSchema(&schema);
   pbd_Cli_FreeApplied(&eff);

@@ -145,8 +145,9 @@ typedef struct {
   const char *rel;
   char *lpath, *rpath;
   int status;
-  char *out, *err; /* what the comparison wrote (memory streams) */
-  size_t out_len, err_len;
+  char *out;       /* what the comparison's report wrote (a memory stream) */
+  size_t out_len;
+  pbd_CliError error; /* status 2: what went wrong */
   bool done;
 } Job;
 
@@ -165,10 +166,8 @@ typedef struct {
 
 static void run_job(const Shared *sh, Job *j) {
   FILE *out = open_memstream(&j->out, &j->out_len);
-  FILE *err = open_memstream(&j->err, &j->err_len);
-  if (!out || !err) {
-    if (out) fclose(out);
-    if (err) fclose(err);
+  if (!out) {
+    pbd_CliError_Set(&j->error, false, "%s: cannot compare (out of memory)", j->rel);
     j->status = kExitTrouble;
     return;
   }
@@ -181,12 +180,14 @@ static void run_job(const Shared *sh, Job *j) {
   } else {
     eff.quiet = true; /* -q: the first difference settles it */
   }
-  j->status = pbd_Cli_ComparePair(&eff, j->lpath, j->rpath, NULL, NULL, out, err);
+  j->status = pbd_Cli_ComparePair(&eff, j->lpath, j->rpath, NULL, NULL, out, &j->error);
   pbd_Cli_FreeApplied(&eff);
-  bool ok = !ferror(out) && !ferror(err);
+  bool ok = !ferror(out);
   ok &= fclose(out) == 0;
-  ok &= fclose(err) == 0;
-  if (!ok) j->status = kExitTrouble;
+  if (!ok && j->status != kExitTrouble) {
+    pbd_CliError_Set(&j->error, false, "%s: cannot compare (out of memory)", j->rel);
+    j->status = kExitTrouble;
+  }
 }
 
 static void *worker(void *arg) {
@@ -215,24 +216,6 @@ typedef struct {
   const char *rel;
   EntryKind kind;
 } Entry;
-
-/* The error text of a job on one line: each line's "pbdiff: " dropped,
- * lines joined by "; ". */
-static void error_message(const Job *j, pbd_Buf *b) {
-  const char *p = j->err ? j->err : "";
-  size_t start = b->len;
-  while (*p) {
-    const char *nl = strchr(p, '\n');
-    size_t n = nl ? (size_t)(nl - p) : strlen(p);
-    if (n >= 8 && !strncmp(p, "pbdiff: ", 8)) p += 8, n -= 8;
-    if (n) {
-      if (b->len > start) pbd_Buf_AppendStr(b, "; ");
-      pbd_Buf_Append(b, p, n);
-    }
-    p += n + (nl ? 1 : 0);
-  }
-  if (b->len == start) pbd_Buf_AppendStr(b, "cannot compare (out of memory)");
-}
 
 /* DIR as the user named it, without trailing slashes ("/" stays). */
 static char *display_dir(const char *dir) {
@@ -291,8 +274,6 @@ static void report_entry(DirRun *r, const Entry *e, const Job *j) {
   int st = j ? j->status : kExitDifferent;
   if (st == kExitTrouble) r->trouble = true;
   else if (st == kExitDifferent) r->differ = true;
-  pbd_Buf msg = {0};
-  if (st == kExitTrouble) error_message(j, &msg);
   if (r->rep) {
     pbd_FileResult f = {.rel = e->rel,
                         .side = e->kind == kEntry_OnlyLeft    ? kPbd_File_OnlyLeft
@@ -303,16 +284,12 @@ static void report_entry(DirRun *r, const Entry *e, const Job *j) {
                         .status = st,
                         .report = j ? j->out : NULL,
                         .report_len = j ? j->out_len : 0,
-                        .error = msg.data};
+                        .error = j ? j->error.msg : NULL};
     pbd_FilesReporter_File(r->rep, &f);
   }
-  if (msg.oom) r->oom = true;
-  pbd_Buf_Free(&msg);
-  if (j && j->err_len) {
+  if (j && st == kExitTrouble) { /* after what stdout holds, to stay in order */
     fflush(stdout);
-    fwrite(j->err, 1, j->err_len, stderr);
-  } else if (st == kExitTrouble) {
-    print_err("pbdiff: %s: cannot compare (out of memory)\n", e->rel);
+    pbd_CliError_Print(stderr, &j->error, "pbdiff");
   }
 }
 
@@ -347,8 +324,7 @@ static void compare_all(DirRun *r, const pbd_Config *cfg) {
     report_entry(r, &r->entries[i], j);
     if (j) { /* its memory is no longer needed: let the workers run further */
       free(j->out);
-      free(j->err);
-      j->out = j->err = NULL;
+      j->out = NULL;
       pthread_mutex_lock(&sh.mu);
       sh.printed++;
       pthread_cond_broadcast(&sh.space_cv);
@@ -387,7 +363,6 @@ int pbd_Cli_CompareDirs(const pbd_CliOptions *o, const pbd_Config *cfg, const ch
     free(r.jobs[i].lpath);
     free(r.jobs[i].rpath);
     free(r.jobs[i].out);
-    free(r.jobs[i].err);
   }
   free(r.jobs);
   free(r.entries);

@@ -291,7 +291,9 @@ static int compare_to_string(const pbd_CliOptions *o, const GitArgs *g, const ch
     fprintf(stderr, "pbdiff: out of memory\n");
     return kExitTrouble;
   }
-  int status = pbd_Cli_ComparePair(o, g->file[0], g->file[1], lname, rname, mem, stderr);
+  pbd_CliError error = {"", false};
+  int status = pbd_Cli_ComparePair(o, g->file[0], g->file[1], lname, rname, mem, &error);
+  if (status == kExitTrouble) pbd_CliError_Print(stderr, &error, "pbdiff");
   if (fclose(mem) != 0 && status != kExitTrouble) {
     fprintf(stderr, "pbdiff: out of memory\n");
     status = kExitTrouble;
@@ -323,8 +325,10 @@ int pbd_Cli_GitDriver(const pbd_CliOptions *o, const pbd_Config *cfg, char **arg
      * sides, no text header */
     eff.report.left_name = name[0].data;
     eff.report.right_name = name[1].data;
+    pbd_CliError error = {"", false};
     status = pbd_Cli_ComparePair(&eff, g.file[0], g.file[1], name[0].data, name[1].data, stdout,
-                                 stderr);
+                                 &error);
+    if (status == kExitTrouble) pbd_CliError_Print(stderr, &error, "pbdiff");
   } else {
     eff.report.left_name = eff.report.right_name = NULL; /* the header names them */
     eff.report.color = want_color(&eff);

@@ -21,8 +21,8 @@
 #include "cli.h"
 #include "pbdiff.h"
 
-/* Hashes one input; false (with the error printed) when it cannot. */
-static bool hash_input(const pbd_CliOptions *eff, const char *path) {
+/* Hashes one input; false with the error in e when it cannot. */
+static bool hash_input(const pbd_CliOptions *eff, const char *path, pbd_CliError *e) {
   /* Matching rules and ignores (from a config) are for comparisons only. */
   pbd_CliOptions so = *eff;
   so.keys.n = so.sets.n = so.ignores.n = 0;
@@ -30,11 +30,11 @@ static bool hash_input(const pbd_CliOptions *eff, const char *path) {
   pbd_CliInput in;
   memset(&in, 0, sizeof in);
   bool ok = false;
-  if (pbd_Cli_LoadSchema(&so, 0, &schema, stderr)) {
+  if (pbd_Cli_LoadSchema(&so, 0, &schema, e)) {
     pbd_ReadOptions topts = eff->compare.read;
     topts.hash_seed = 0; /* the scheme's fixed seed (docs/hash.md) */
     topts.pool = schema.pool;
-    ok = pbd_Cli_ReadInput(eff, &schema, 0, path, NULL, eff->left_format, NULL, &in, stderr);
+    ok = pbd_Cli_ReadInput(eff, &schema, 0, path, NULL, eff->left_format, NULL, &in, e);
     for (size_t i = 0; ok && i < in.nmsgs; i++) {
       pbd_Hash128 h;
       pbd_Status s;
@@ -45,7 +45,7 @@ static bool hash_input(const pbd_CliOptions *eff, const char *path) {
           snprintf(seg, sizeof seg, "[%zu]", i);
           pbd_Status_PrependPath(&s, seg);
         }
-        pbd_Cli_PrintStatus(stderr, in.name, &s);
+        pbd_CliError_FromStatus(e, in.name, &s);
         ok = false;
         break;
       }
@@ -68,8 +68,10 @@ int pbd_Cli_Hash(int argc, char **argv) {
     pbd_Cli_FreeOptions(&o);
     return kExitTrouble;
   }
-  pbd_Config *cfg = pbd_Config_Load(o.config, stderr);
+  pbd_CliError error = {"", false};
+  pbd_Config *cfg = pbd_Config_Load(o.config, &error);
   if (!cfg) {
+    pbd_CliError_Print(stderr, &error, "pbdiff hash");
     pbd_Cli_FreeOptions(&o);
     return kExitTrouble;
   }
@@ -77,7 +79,12 @@ int pbd_Cli_Hash(int argc, char **argv) {
   for (int i = first; i < argc; i++) {
     /* each input its own config section, by the path given */
     pbd_CliOptions eff = pbd_Config_Apply(cfg, &o, argv[i]);
-    if (!hash_input(&eff, argv[i])) status = kExitTrouble;
+    pbd_CliError error = {"", false};
+    if (!hash_input(&eff, argv[i], &error)) {
+      fflush(stdout); /* lines in input order */
+      pbd_CliError_Print(stderr, &error, "pbdiff hash");
+      status = kExitTrouble;
+    }
     pbd_Cli_FreeApplied(&eff);
     /* lines in input order, also when stdout and stderr are one stream */
     if (fflush(stdout) != 0 || ferror(stdout)) {

@@ -1,0 +1,142 @@
+/* pbdiff LEFT RIGHT — the comparison of one pair of inputs (also each file
+ * of -r and the git driver's pair): schemas and inputs loaded, the
+ * library's pipeline run, the report written, --explain added. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "cli.h"
+#include "explain/explain.h"
+#include "pbdiff.h"
+
+/* ---- Comparing a pair ------------------------------------------------------ */
+
+static int stop_at_first(void *ctx, const pbd_Edit *e) {
+  (void)e;
+  ++*(size_t *)ctx;
+  return 1; /* quiet: the first difference settles the verdict */
+}
+
+/* --explain: for each pair of messages equal in meaning whose bytes differ,
+ * the encoding choices that differ (lib/explain/explain.h), as text lines and as
+ * the JSON value of the report's "encoding" key. */
+static bool explain(const pbd_CliInput *l, const pbd_CliInput *r, const pbd_CliSchema *ls,
+                    const pbd_CliSchema *rs, const pbd_CliOptions *o, pbd_Buf *text, pbd_Buf *json,
+                    pbd_CliError *e) {
+  pbd_ReadOptions le = o->compare.read, re = o->compare.read;
+  le.pool = ls->pool;
+  re.pool = rs->pool;
+  pbd_Status s;
+  pbd_Status_Clear(&s);
+  size_t differing = 0;
+  pbd_Buf_AppendStr(json, "[");
+  for (size_t i = 0; i < l->nmsgs && i < r->nmsgs; i++) {
+    size_t ln = l->end[i] - l->begin[i], rn = r->end[i] - r->begin[i];
+    if (ln == rn && memcmp(l->data + l->begin[i], r->data + r->begin[i], ln) == 0) continue;
+    pbd_EncodingProfile lp, rp;
+    if (!pbd_Explain_Profile(ls->type, l->data, l->begin[i], l->end[i], &le, &lp, &s) ||
+        !pbd_Explain_Profile(rs->type, r->data, r->begin[i], r->end[i], &re, &rp, &s)) {
+      pbd_CliError_Set(e, false, "--explain: %s", s.msg);
+      return false;
+    }
+    pbd_EncodingDiff d[kPbd_Encoding_Count];
+    size_t n = pbd_Explain_Compare(&lp, &rp, d);
+    if (o->delimited) pbd_Buf_Printf(text, "[%zu] ", i);
+    pbd_Buf_AppendStr(text, "equal in meaning, but the bytes differ:\n");
+    pbd_Buf buf = {0};
+    pbd_Explain_FormatText(&buf, d, n);
+    for (const char *p = buf.data; p && *p;) { /* indent each line */
+      const char *nl = strchr(p, '\n');
+      size_t len = nl ? (size_t)(nl - p) + 1 : strlen(p);
+      pbd_Buf_AppendStr(text, "  ");
+      pbd_Buf_Append(text, p, len);
+      p += len;
+    }
+    if (n == 0) pbd_Buf_AppendStr(text, "  (in no encoding choice that --explain counts)\n");
+    pbd_Buf_Truncate(&buf, 0);
+    pbd_Explain_FormatJson(&buf, d, n);
+    if (differing++) pbd_Buf_AppendStr(json, ", ");
+    if (o->delimited) {
+      pbd_Buf_Printf(json, "{\"message\": %zu, \"encoding\": %s}", i, buf.data);
+    } else if (buf.len >= 2) { /* the array's items, without its brackets */
+      pbd_Buf_Append(json, buf.data + 1, buf.len - 2);
+    }
+    pbd_Buf_Free(&buf);
+  }
+  pbd_Buf_AppendStr(json, "]");
+  if (!differing && !o->report.quiet_identical) pbd_Buf_AppendStr(text, "identical bytes\n");
+  return !text->oom && !json->oom;
+}
+
+int pbd_Cli_ComparePair(const pbd_CliOptions *o, const char *lpath, const char *rpath,
+                        const char *lname, const char *rname, FILE *out, pbd_CliError *e) {
+  pbd_CliSchema ls, rs;
+  bool two = o->left_schemas.n || o->right_schemas.n || o->left_type || o->right_type;
+  if (!pbd_Cli_LoadSchema(o, two ? 1 : 0, &ls, e)) {
+    pbd_Cli_FreeSchema(&ls);
+    return kExitTrouble;
+  }
+  if (!pbd_Cli_LoadSchema(o, two ? 2 : 0, &rs, e)) {
+    pbd_Cli_FreeSchema(&ls);
+    pbd_Cli_FreeSchema(&rs);
+    return kExitTrouble;
+  }
+  pbd_CliInput l, r;
+  memset(&l, 0, sizeof l);
+  memset(&r, 0, sizeof r);
+  int status = kExitTrouble;
+  bool ok = pbd_Cli_ReadInput(o, &ls, two ? 1 : 0, lpath, lname, o->left_format, NULL, &l, e);
+  ok = ok && pbd_Cli_ReadInput(o, &rs, two ? 2 : 0, rpath, rname, o->right_format, NULL, &r, e);
+  if (ok) {
+    pbd_ReportOptions ro = o->report;
+    pbd_Reporter *rep = o->quiet ? NULL : pbd_Reporter_New(o->format, out, &ro);
+    if (!o->quiet && !rep) {
+      pbd_CliError_Set(e, false, "out of memory");
+    } else {
+      size_t n = 0;
+      pbd_Status s;
+      pbd_Status_Clear(&s);
+      pbd_CompareOptions co = o->compare; /* hash_seed 0: a random one per pair */
+      co.type = ls.type;
+      co.read.pool = ls.pool;
+      co.right_schema = true;
+      co.right_type = rs.type;
+      co.right_pool = rs.pool;
+      co.parallel = !o->recursive && sysconf(_SC_NPROCESSORS_ONLN) > 1;
+      co.diff = ls.diff;
+      pbd_CompareInput li = {l.data, l.size, o->delimited, l.begin, l.end, l.nmsgs};
+      pbd_CompareInput ri = {r.data, r.size, o->delimited, r.begin, r.end, r.nmsgs};
+      pbd_CompareResult res;
+      int rc = pbd_Compare_Inputs(&li, &ri, &co, o->quiet ? stop_at_first : pbd_Reporter_Edit,
+                                  o->quiet ? (void *)&n : (void *)rep, &res, &s);
+      if (!o->quiet) n = res.n_edits;
+      if (rc < 0 && res.failed_input) {
+        pbd_CliError_FromStatus(e, res.failed_input == 1 ? l.name : r.name, &s);
+      } else if (rc < 0) {
+        pbd_CliError_Set(e, false, "%s", s.msg);
+
+      } else {
+        status = n ? kExitDifferent : kExitEqual;
+        if (n == 0 && rep && o->explain) {
+          pbd_Buf text = {0}, json = {0};
+          if (explain(&l, &r, &ls, &rs, o, &text, &json, e)) pbd_Reporter_Explain(rep, text.data, json.data);
+          else status = kExitTrouble;
+          pbd_Buf_Free(&text);
+          pbd_Buf_Free(&json);
+        }
+        if (rep && !pbd_Reporter_Finish(rep, n == 0)) {
+          pbd_CliError_Set(e, false, "cannot write the report");
+          status = kExitTrouble;
+        }
+      }
+      pbd_Reporter_Free(rep);
+    }
+  }
+  pbd_Cli_FreeInput(&r);
+  pbd_Cli_FreeInput(&l);
+  pbd_Cli_FreeSchema(&ls);
+  pbd_Cli_FreeSchema(&rs);
+  return status;
+}
+

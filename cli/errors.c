@@ -1,0 +1,27 @@
+/* pbdiff CLI — errors on their way up to a command's top level, and the
+ * one place they are printed. */
+#include <stdarg.h>
+#include <stdio.h>
+
+#include "cli.h"
+
+void pbd_CliError_Set(pbd_CliError *e, bool hint, const char *fmt, ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(e->msg, sizeof e->msg, fmt, ap);
+  va_end(ap);
+  e->hint = hint;
+}
+
+void pbd_CliError_FromStatus(pbd_CliError *e, const char *name, const pbd_Status *s) {
+  pbd_Status_Format(s, name, e->msg, sizeof e->msg);
+  e->hint = false;
+}
+
+void pbd_CliError_Print(FILE *err, const pbd_CliError *e, const char *command) {
+  fprintf(err, "pbdiff: %s\n", e->msg[0] ? e->msg : "failed");
+  if (e->hint) fprintf(err, "Try '%s --help' for more information.\n", command);
+}
+
+/* Loads descriptor sets (and .proto files among them, compiled by protoc)
+ * into a new finalized pool. */
