@@ -10,13 +10,13 @@ BUILD   ?= build
 OPT     ?= -O2
 SAN     ?=
 CFLAGS_BASE = -std=c11 -Wall -Wextra -Werror -g $(OPT) $(SAN) \
-              -D_POSIX_C_SOURCE=200809L -D_DEFAULT_SOURCE -Ilib
+              -D_POSIX_C_SOURCE=200809L -D_DEFAULT_SOURCE -Iinclude -Ilib
 PKG_CFLAGS := $(shell pkg-config --cflags libxxhash check 2>/dev/null)
 CHECK_LIBS := $(shell pkg-config --libs check 2>/dev/null)
 LDLIBS_BASE = -lxxhash -lz -lpthread -lm $(SAN)
 
 LIB_SRC  := $(sort $(wildcard lib/*.c lib/*/*.c))
-LIB_HDR  := $(wildcard lib/*.h lib/*/*.h)
+LIB_HDR  := $(wildcard include/pbdiff/*.h include/pbdiff/*/*.h lib/*/*.h)
 CLI_SRC  := $(sort $(wildcard cli/*.c cli/*/*.c))
 TEST_SRC := $(sort $(wildcard tests/check_*.c))
 LIB_OBJ  := $(LIB_SRC:%.c=$(BUILD)/%.o)
@@ -89,15 +89,15 @@ build-fuzz/fuzz.desc: testdata/proto/sem3.proto testdata/proto/sem2.proto
 	protoc --include_imports -Itestdata/proto -I/usr/include -o$@ sem3.proto sem2.proto onnx/onnx.proto
 build-fuzz/fuzz_compare: fuzz/fuzz_compare.c cli/rules.c $(LIB_SRC) $(LIB_HDR)
 	@mkdir -p build-fuzz
-	clang -std=c11 -g -O1 -Ilib -Icli -D_POSIX_C_SOURCE=200809L -D_DEFAULT_SOURCE \
+	clang -std=c11 -g -O1 -Iinclude -Ilib -Icli -D_POSIX_C_SOURCE=200809L -D_DEFAULT_SOURCE \
 	  -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all -o $@ fuzz/fuzz_compare.c cli/rules.c $(LIB_SRC) -lxxhash -lz -lm
 build-fuzz/fuzz_jsonpb: fuzz/fuzz_jsonpb.c $(LIB_SRC) $(LIB_HDR)
 	@mkdir -p build-fuzz
-	clang -std=c11 -g -O1 -Ilib -D_POSIX_C_SOURCE=200809L -D_DEFAULT_SOURCE \
+	clang -std=c11 -g -O1 -Iinclude -Ilib -D_POSIX_C_SOURCE=200809L -D_DEFAULT_SOURCE \
 	  -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all -o $@ fuzz/fuzz_jsonpb.c $(LIB_SRC) -lxxhash -lz -lm
 build-fuzz/fuzz_canon: fuzz/fuzz_canon.c $(LIB_SRC) $(LIB_HDR)
 	@mkdir -p build-fuzz
-	clang -std=c11 -g -O1 -Ilib -D_POSIX_C_SOURCE=200809L -D_DEFAULT_SOURCE \
+	clang -std=c11 -g -O1 -Iinclude -Ilib -D_POSIX_C_SOURCE=200809L -D_DEFAULT_SOURCE \
 	  -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all -o $@ fuzz/fuzz_canon.c $(LIB_SRC) -lxxhash -lz -lm
 # Every harness, FUZZ_SECONDS each.
 fuzz: build-fuzz/fuzz_compare build-fuzz/fuzz_jsonpb build-fuzz/fuzz_canon build-fuzz/fuzz.desc

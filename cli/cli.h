@@ -12,11 +12,11 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#include "diff/diff.h"
-#include "pbdiff.h"
+#include "pbdiff/diff/diff.h"
+#include "pbdiff/pbdiff.h"
 #include "report/report.h"
-#include "schema/schema.h"
-#include "tree/tree.h"
+#include "pbdiff/schema/schema.h"
+#include "pbdiff/tree/tree.h"
 
 enum { kExitEqual = 0, kExitDifferent = 1, kExitTrouble = 2 };
 

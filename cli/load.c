@@ -12,11 +12,11 @@
 #include <unistd.h>
 
 #include "cli.h"
-#include "core/run.h"
-#include "inputs/decode.h"
-#include "inputs/input.h"
-#include "inputs/jsonpb.h"
-#include "pbdiff.h"
+#include "pbdiff/core/run.h"
+#include "pbdiff/inputs/decode.h"
+#include "pbdiff/inputs/input.h"
+#include "pbdiff/inputs/jsonpb.h"
+#include "pbdiff/pbdiff.h"
 
 /* ---- Schema cache ---------------------------------------------------------- */
 

@@ -6,7 +6,7 @@
 #include <string.h>
 
 #include "cli.h"
-#include "pbdiff.h"
+#include "pbdiff/pbdiff.h"
 
 /* The config file, or NULL with the error printed. */
 static pbd_Config *load_config(const pbd_CliOptions *o) {

@@ -12,7 +12,7 @@
 #include <unistd.h>
 
 #include "cli.h"
-#include "pbdiff.h"
+#include "pbdiff/pbdiff.h"
 
 /* ---- How values are stored ------------------------------------------------ */
 

@@ -29,13 +29,13 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "core/arena.h"
-#include "canon/canon.h"
-#include "inputs/input.h"
-#include "schema/schema.h"
+#include "pbdiff/core/arena.h"
+#include "pbdiff/canon/canon.h"
+#include "pbdiff/inputs/input.h"
+#include "pbdiff/schema/schema.h"
 #include "fuzz_pool.h"
-#include "tree/tree.h"
-#include "wire/wire.h"
+#include "pbdiff/tree/tree.h"
+#include "pbdiff/wire/wire.h"
 
 static pbd_DefPool *pool;
 static const pbd_MessageDef *types[8];

@@ -11,16 +11,16 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "canon/canon.h"
+#include "pbdiff/canon/canon.h"
 #include "cli.h" /* --key and --repeated-as-set rules from text */
-#include "diff/diff.h"
-#include "explain/explain.h"
-#include "format/format.h"
-#include "inputs/input.h"
-#include "pbdiff.h"
-#include "schema/schema.h"
+#include "pbdiff/diff/diff.h"
+#include "pbdiff/explain/explain.h"
+#include "pbdiff/format/format.h"
+#include "pbdiff/inputs/input.h"
+#include "pbdiff/pbdiff.h"
+#include "pbdiff/schema/schema.h"
 #include "fuzz_pool.h"
-#include "tree/tree.h"
+#include "pbdiff/tree/tree.h"
 
 static pbd_DefPool *pool;
 static const pbd_MessageDef *types[4];

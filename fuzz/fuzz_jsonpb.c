@@ -6,11 +6,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "inputs/input.h"
-#include "inputs/jsonpb.h"
-#include "schema/schema.h"
+#include "pbdiff/inputs/input.h"
+#include "pbdiff/inputs/jsonpb.h"
+#include "pbdiff/schema/schema.h"
 #include "fuzz_pool.h"
-#include "tree/tree.h"
+#include "pbdiff/tree/tree.h"
 
 static pbd_DefPool *pool;
 static const pbd_MessageDef *types[3];

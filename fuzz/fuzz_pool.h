@@ -6,8 +6,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-#include "inputs/input.h"
-#include "schema/schema.h"
+#include "pbdiff/inputs/input.h"
+#include "pbdiff/schema/schema.h"
 
 /* The finalized pool, or NULL when $PBDIFF_FUZZ_DESC is not set; aborts when
  * the set does not load. */

@@ -1,7 +1,7 @@
 /* pbdiff — the comparison pipeline (pbdiff.h): hash both inputs with no
  * tree, stop when the hashes say equal, else walk shallow trees that read
  * only the levels where hashes differ. */
-#include "pbdiff.h"
+#include "pbdiff/pbdiff.h"
 
 #include <pthread.h>
 #include <stdio.h>

@@ -6,7 +6,7 @@
 #include <string.h>
 
 #include "canon_harness.h"
-#include "wire/wire.h"
+#include "pbdiff/wire/wire.h"
 
 /* ---- HashParts and the hasher ----------------------------------------------- */
 

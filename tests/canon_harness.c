@@ -32,7 +32,7 @@
 
 #include "canon_harness.h"
 #include "testutil.h"
-#include "wire/wire.h"
+#include "pbdiff/wire/wire.h"
 
 #if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_UNDEFINED__)
 #define CANON_SANITIZED 1

@@ -20,12 +20,12 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "core/arena.h"
-#include "core/base.h"
-#include "canon/canon.h"
-#include "schema/schema.h"
-#include "core/status.h"
-#include "tree/tree.h"
+#include "pbdiff/core/arena.h"
+#include "pbdiff/core/base.h"
+#include "pbdiff/canon/canon.h"
+#include "pbdiff/schema/schema.h"
+#include "pbdiff/core/status.h"
+#include "pbdiff/tree/tree.h"
 
 /* ---- Schemas, options, seeds ---------------------------------------------- */
 

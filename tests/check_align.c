@@ -6,7 +6,7 @@
 #include <string.h>
 #include <time.h>
 
-#include "diff/align.h"
+#include "pbdiff/diff/align.h"
 
 static pbd_Hash128 h(uint64_t v) { return (pbd_Hash128){v * 0x9E3779B97F4A7C15ull + 1, v}; }
 

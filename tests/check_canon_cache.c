@@ -17,7 +17,7 @@
 
 #include "canon_harness.h"
 #include "testutil.h"
-#include "wire/wire.h"
+#include "pbdiff/wire/wire.h"
 
 /* sem3.Inner of about `size` bytes: a, s (filler), r, and a child holding a
  * string of `child` bytes (none when 0). */

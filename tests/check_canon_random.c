@@ -14,7 +14,7 @@
 #include <string.h>
 
 #include "canon_harness.h"
-#include "wire/wire.h"
+#include "pbdiff/wire/wire.h"
 
 typedef struct {
   uint64_t s;

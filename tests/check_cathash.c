@@ -22,7 +22,7 @@
 #include <unistd.h>
 #include <xxhash.h>
 
-#include "pbdiff.h"
+#include "pbdiff/pbdiff.h"
 #include "testutil.h"
 #include "tu_cli.h"
 

@@ -17,7 +17,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "pbdiff.h"
+#include "pbdiff/pbdiff.h"
 #include "testutil.h"
 #include "tu_cli.h"
 

@@ -21,7 +21,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "pbdiff.h"
+#include "pbdiff/pbdiff.h"
 #include "testutil.h"
 #include "tu_cli.h"
 

@@ -12,9 +12,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "explain/explain.h"
+#include "pbdiff/explain/explain.h"
 #include "testutil.h"
-#include "tree/tree.h"
+#include "pbdiff/tree/tree.h"
 
 static pbd_DefPool *pool3, *pool2, *pool_onnx;
 

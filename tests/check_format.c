@@ -7,7 +7,7 @@
 #include <string.h>
 #include <xxhash.h>
 
-#include "format/format.h"
+#include "pbdiff/format/format.h"
 #include "testutil.h"
 
 #include "report/report.h" /* linked from build/cli/report.o (see Makefile) */

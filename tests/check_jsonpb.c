@@ -14,10 +14,10 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "format/format.h"
-#include "inputs/jsonpb.h"
+#include "pbdiff/format/format.h"
+#include "pbdiff/inputs/jsonpb.h"
 #include "testutil.h"
-#include "tree/tree.h"
+#include "pbdiff/tree/tree.h"
 
 static pbd_DefPool *pool;
 

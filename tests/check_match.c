@@ -9,10 +9,10 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "diff/diff.h"
+#include "pbdiff/diff/diff.h"
 #include "cli.h"
 #include "testutil.h"
-#include "tree/tree.h"
+#include "pbdiff/tree/tree.h"
 
 static pbd_DefPool *pool;
 

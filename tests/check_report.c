@@ -13,12 +13,12 @@
 #include <unistd.h>
 #include <xxhash.h>
 
-#include "core/arena.h"
-#include "diff/diff.h"
-#include "format/format.h"
+#include "pbdiff/core/arena.h"
+#include "pbdiff/diff/diff.h"
+#include "pbdiff/format/format.h"
 #include "report/report.h" /* linked from build/cli/report.o (see Makefile) */
 #include "testutil.h"
-#include "tree/tree.h"
+#include "pbdiff/tree/tree.h"
 
 /* ---- a strict JSON parser (RFC 8259) ---------------------------------------- */
 

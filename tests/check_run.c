@@ -4,7 +4,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "core/run.h"
+#include "pbdiff/core/run.h"
 #include "testutil.h"
 
 START_TEST(exit_status_and_capture) {

@@ -9,10 +9,10 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "core/base.h"
-#include "schema/schema.h"
+#include "pbdiff/core/base.h"
+#include "pbdiff/schema/schema.h"
 #include "testutil.h"
-#include "wire/wire.h"
+#include "pbdiff/wire/wire.h"
 
 /* ------------------------------------------------------------------------ */
 /* Helpers. */

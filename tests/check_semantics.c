@@ -7,12 +7,12 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "diff/diff.h"
-#include "format/format.h"
+#include "pbdiff/diff/diff.h"
+#include "pbdiff/format/format.h"
 #include "testutil.h"
-#include "canon/canon.h"
-#include "pbdiff.h"
-#include "tree/tree.h"
+#include "pbdiff/canon/canon.h"
+#include "pbdiff/pbdiff.h"
+#include "pbdiff/tree/tree.h"
 
 static pbd_DefPool *pool3, *pool2, *pool_onnx;
 

@@ -1,8 +1,8 @@
 #include "testutil.h"
-#include "canon/canon.h"
-#include "pbdiff.h"
+#include "pbdiff/canon/canon.h"
+#include "pbdiff/pbdiff.h"
 
-#include "format/format.h"
+#include "pbdiff/format/format.h"
 #include "report/report.h"
 
 #include <check.h>

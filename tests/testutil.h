@@ -6,9 +6,9 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "diff/diff.h"
-#include "schema/schema.h"
-#include "tree/tree.h"
+#include "pbdiff/diff/diff.h"
+#include "pbdiff/schema/schema.h"
+#include "pbdiff/tree/tree.h"
 
 /* Parses hex digits ("08 01 0a02 6869"; spaces and newlines ignored) into a
  * malloc'd buffer; aborts the test on a bad digit. */

@@ -35,7 +35,7 @@
 #include <string.h>
 
 #include "cli.h"
-#include "format/format.h"
+#include "pbdiff/format/format.h"
 
 typedef struct {
   pbd_Buf buf;

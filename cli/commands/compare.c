@@ -7,8 +7,8 @@
 #include <unistd.h>
 
 #include "cli.h"
-#include "explain/explain.h"
-#include "pbdiff.h"
+#include "pbdiff/explain/explain.h"
+#include "pbdiff/pbdiff.h"
 
 /* ---- Comparing a pair ------------------------------------------------------ */
 

@@ -37,7 +37,7 @@
 #include <unistd.h>
 
 #include "cli.h"
-#include "core/run.h"
+#include "pbdiff/core/run.h"
 
 #define SGR_META "\033[1m" /* git's color.diff.meta default */
 #define SGR_RESET "\033[m"

@@ -19,7 +19,7 @@
 #include <string.h>
 
 #include "cli.h"
-#include "pbdiff.h"
+#include "pbdiff/pbdiff.h"
 
 /* Hashes one input; false with the error in e when it cannot. */
 static bool hash_input(const pbd_CliOptions *eff, const char *path, pbd_CliError *e) {

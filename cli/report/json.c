@@ -2,7 +2,7 @@
  * pbdiff -r (one object with a "files" array). */
 #include <string.h>
 
-#include "format/format.h"
+#include "pbdiff/format/format.h"
 #include "report/report_impl.h"
 
 static void json_str(pbd_Buf *b, const char *s, size_t n) { pbd_Format_JsonString(b, s, n); }

@@ -84,8 +84,8 @@
 #include <stddef.h>
 #include <stdio.h>
 
-#include "core/base.h"
-#include "diff/diff.h"
+#include "pbdiff/core/base.h"
+#include "pbdiff/diff/diff.h"
 
 /* The output formats, X(Id) each, in --help's order: a new format is one
  * line here and one file (cli/report/NAME.c) defining its row

@@ -5,7 +5,7 @@
 #include <string.h>
 #include <xxhash.h>
 
-#include "format/format.h"
+#include "pbdiff/format/format.h"
 #include "report/report_impl.h"
 
 /* Strings and bytes longer than this are cut in text reports. */

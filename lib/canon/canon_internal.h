@@ -9,10 +9,10 @@
 #include <stdint.h>
 #include <string.h>
 
-#include "canon/canon.h"
-#include "schema/schema.h"
-#include "canon/values.h"
-#include "wire/wire.h"
+#include "pbdiff/canon/canon.h"
+#include "pbdiff/schema/schema.h"
+#include "pbdiff/canon/values.h"
+#include "pbdiff/wire/wire.h"
 
 /* Values up to these sizes enter a record inline, longer ones as a digest
  * (docs/hash.md). */

@@ -11,10 +11,10 @@
 #define XXH_INLINE_ALL
 #include <xxhash.h>
 
-#include "core/arena.h"
-#include "canon/canon.h"
+#include "pbdiff/core/arena.h"
+#include "pbdiff/canon/canon.h"
 #include "canon/canon_internal.h"
-#include "wire/wire.h"
+#include "pbdiff/wire/wire.h"
 
 /* A growing byte array in scratch memory. */
 typedef struct {

@@ -13,7 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "canon/canon.h"
+#include "pbdiff/canon/canon.h"
 #include "canon/canon_internal.h"
 
 /* 24 bytes an entry: the message's first byte as an offset from the input's

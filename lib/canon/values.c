@@ -3,8 +3,8 @@
 #include <string.h>
 
 #include "canon/canon_internal.h"
-#include "canon/values.h"
-#include "wire/wire.h"
+#include "pbdiff/canon/values.h"
+#include "pbdiff/wire/wire.h"
 
 uint64_t pbd_FieldType_DecodeScalar(pbd_FieldType t, uint64_t raw) {
   switch (t) {

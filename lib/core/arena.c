@@ -1,4 +1,4 @@
-#include "core/arena.h"
+#include "pbdiff/core/arena.h"
 
 #include <stdint.h>
 #include <stdlib.h>

@@ -1,4 +1,4 @@
-#include "core/base.h"
+#include "pbdiff/core/base.h"
 
 #include <stdarg.h>
 #include <stdio.h>

@@ -1,5 +1,5 @@
 /* pbdiff — running another program (run.h). */
-#include "core/run.h"
+#include "pbdiff/core/run.h"
 
 #include <errno.h>
 #include <fcntl.h>

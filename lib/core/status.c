@@ -1,4 +1,4 @@
-#include "core/status.h"
+#include "pbdiff/core/status.h"
 
 #include <stdarg.h>
 #include <stdio.h>

@@ -1,4 +1,4 @@
-#include "diff/align.h"
+#include "pbdiff/diff/align.h"
 
 #include <stdlib.h>
 #include <string.h>

@@ -8,7 +8,7 @@
  * ignore rules or --partial ("fuzzy" options) different hashes no longer
  * prove a difference, so the walk goes on and decides by comparing values.
  * Edits go to the caller's callback with the path as segments (path.h). */
-#include "diff/diff.h"
+#include "pbdiff/diff/diff.h"
 #include "diff/diff_walk.h"
 
 #include <math.h>
@@ -19,7 +19,7 @@
 #define XXH_INLINE_ALL
 #include <xxhash.h>
 
-#include "diff/align.h"
+#include "pbdiff/diff/align.h"
 
 
 /* Similar messages (this share of equal fields or more) in a run of removed

@@ -7,8 +7,8 @@
 #define XXH_INLINE_ALL
 #include <xxhash.h>
 
-#include "diff/align.h"
-#include "diff/diff.h"
+#include "pbdiff/diff/align.h"
+#include "pbdiff/diff/diff.h"
 #include "diff/diff_walk.h"
 
 /* ---- Sets and keys ------------------------------------------------------------ */

@@ -8,9 +8,9 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "core/base.h"
-#include "diff/diff.h"
-#include "tree/tree.h"
+#include "pbdiff/core/base.h"
+#include "pbdiff/diff/diff.h"
+#include "pbdiff/tree/tree.h"
 
 typedef struct {
   const pbd_DiffOptions *o;

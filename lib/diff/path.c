@@ -1,11 +1,11 @@
 /* pbdiff — paths as segments (path.h): growing and cutting them, writing
  * them as text, matching them against --ignore patterns. */
-#include "diff/path.h"
+#include "pbdiff/diff/path.h"
 
 #include <stdlib.h>
 #include <string.h>
 
-#include "format/format.h"
+#include "pbdiff/format/format.h"
 
 bool pbd_Path_Push(pbd_Path *p, const pbd_PathSeg *seg) {
   if (p->count == p->cap) {

@@ -15,15 +15,15 @@
  * checked for order and duplicates when the message ends.  Nested messages
  * push above and pop before their parent continues, so each message's
  * records stay contiguous. */
-#include "explain/explain.h"
+#include "pbdiff/explain/explain.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "format/format.h"
-#include "tree/tree.h"
-#include "wire/wire.h"
+#include "pbdiff/format/format.h"
+#include "pbdiff/tree/tree.h"
+#include "pbdiff/wire/wire.h"
 
 /* ---- Context ------------------------------------------------------------- */
 

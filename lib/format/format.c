@@ -2,7 +2,7 @@
  *
  * Recursion follows the tree, whose depth the reader already bounded
  * (pbd_ReadOptions.max_depth), so no separate limit is kept here. */
-#include "format/format.h"
+#include "pbdiff/format/format.h"
 
 #include <inttypes.h>
 #include <math.h>

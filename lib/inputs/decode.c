@@ -1,12 +1,12 @@
 /* pbdiff — input bytes before they are protobuf (decode.h): gzip inflated,
  * a stream of varint length-prefixed messages split. */
-#include "inputs/decode.h"
+#include "pbdiff/inputs/decode.h"
 
 #include <stdlib.h>
 #include <string.h>
 #include <zlib.h>
 
-#include "wire/wire.h"
+#include "pbdiff/wire/wire.h"
 
 bool pbd_Input_IsGzip(const uint8_t *p, size_t n) { return n >= 2 && p[0] == 0x1f && p[1] == 0x8b; }
 

@@ -1,4 +1,4 @@
-#include "inputs/input.h"
+#include "pbdiff/inputs/input.h"
 
 #include <errno.h>
 #include <fcntl.h>

@@ -22,7 +22,7 @@
  * them.  The tree lets an Any's "@type" come after the payload's fields, as
  * the mapping allows.  A nested message is written in place and its length
  * prefix inserted in front when it is complete. */
-#include "inputs/jsonpb.h"
+#include "pbdiff/inputs/jsonpb.h"
 
 #include <locale.h>
 #include <math.h>
@@ -32,8 +32,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "core/arena.h"
-#include "wire/wire.h"
+#include "pbdiff/core/arena.h"
+#include "pbdiff/wire/wire.h"
 
 #include <locale.h>
 #include <math.h>
@@ -43,9 +43,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "core/arena.h"
+#include "pbdiff/core/arena.h"
 #include "inputs/jsonpb_internal.h"
-#include "wire/wire.h"
+#include "pbdiff/wire/wire.h"
 
 /* ------------------------------------------------------------------ */
 /* Fields and messages */

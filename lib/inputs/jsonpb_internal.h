@@ -9,11 +9,11 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "core/arena.h"
-#include "core/base.h"
-#include "core/status.h"
-#include "inputs/jsonpb.h"
-#include "schema/schema.h"
+#include "pbdiff/core/arena.h"
+#include "pbdiff/core/base.h"
+#include "pbdiff/core/status.h"
+#include "pbdiff/inputs/jsonpb.h"
+#include "pbdiff/schema/schema.h"
 
 /* JSON values */
 

@@ -9,9 +9,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "core/arena.h"
+#include "pbdiff/core/arena.h"
 #include "inputs/jsonpb_internal.h"
-#include "wire/wire.h"
+#include "pbdiff/wire/wire.h"
 
 /* ------------------------------------------------------------------ */
 /* Wire output */

@@ -12,7 +12,7 @@
  *
  * All defs live in one arena owned by the pool; only the pool's growable
  * lists and the symbol table are malloc'd. */
-#include "schema/schema.h"
+#include "pbdiff/schema/schema.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -27,10 +27,10 @@
 #include <unistd.h>
 #include <xxhash.h>
 
-#include "core/arena.h"
-#include "core/run.h"
+#include "pbdiff/core/arena.h"
+#include "pbdiff/core/run.h"
 #include "schema/schema_pool.h"
-#include "wire/wire.h"
+#include "pbdiff/wire/wire.h"
 
 
 /* ------------------------------------------------------------------------ */

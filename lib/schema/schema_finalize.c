@@ -9,9 +9,9 @@
 #include <string.h>
 #include <xxhash.h>
 
-#include "core/arena.h"
+#include "pbdiff/core/arena.h"
 #include "schema/schema_pool.h"
-#include "wire/wire.h"
+#include "pbdiff/wire/wire.h"
 
 /* ------------------------------------------------------------------------ */
 /* Finalize. */

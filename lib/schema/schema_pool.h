@@ -10,8 +10,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "core/arena.h"
-#include "schema/schema.h"
+#include "pbdiff/core/arena.h"
+#include "pbdiff/schema/schema.h"
 
 /* ------------------------------------------------------------------------ */
 /* Build records.  Each embeds its public def as the first member, so that a

@@ -10,7 +10,7 @@
  * fields sorted by number, defaults dropped, map entries sorted and deduped,
  * unknown fields grouped by number, Any payloads parsed, and the hash taken
  * over the result. */
-#include "tree/tree.h"
+#include "pbdiff/tree/tree.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -22,7 +22,7 @@
 
 #include "canon/canon_internal.h"
 #include "tree/tree_build.h"
-#include "wire/wire.h"
+#include "pbdiff/wire/wire.h"
 
 /* ---- Value kinds ------------------------------------------------------- */
 

@@ -7,11 +7,11 @@
 
 #include <stdbool.h>
 
-#include "core/arena.h"
-#include "canon/canon.h"
-#include "core/status.h"
-#include "tree/tree.h"
-#include "wire/wire.h"
+#include "pbdiff/core/arena.h"
+#include "pbdiff/canon/canon.h"
+#include "pbdiff/core/status.h"
+#include "pbdiff/tree/tree.h"
+#include "pbdiff/wire/wire.h"
 
 
 typedef struct {

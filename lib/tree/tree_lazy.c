@@ -6,8 +6,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "canon/canon.h"
-#include "tree/tree.h"
+#include "pbdiff/canon/canon.h"
+#include "pbdiff/tree/tree.h"
 #include "tree/tree_build.h"
 
 /* ---- Shallow reading (pbd_LazyTree) ------------------------------------------ */

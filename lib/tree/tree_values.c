@@ -8,9 +8,9 @@
 #include <xxhash.h>
 
 #include "canon/canon_internal.h"
-#include "tree/tree.h"
+#include "pbdiff/tree/tree.h"
 #include "tree/tree_build.h"
-#include "wire/wire.h"
+#include "pbdiff/wire/wire.h"
 
 
 /* ---- Hashing -------------------------------------------------------------- */

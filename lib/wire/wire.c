@@ -1,4 +1,4 @@
-#include "wire/wire.h"
+#include "pbdiff/wire/wire.h"
 
 const char *pbd_Wire_VarintError(const uint8_t *p, const uint8_t *end) {
   for (int i = 0; i < 10; i++) {

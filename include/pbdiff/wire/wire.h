@@ -8,7 +8,7 @@
 
 #include <stdint.h>
 
-#include "core/status.h"
+#include "pbdiff/core/status.h"
 
 #ifdef __cplusplus
 extern "C" {

@@ -16,7 +16,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "core/base.h"
+#include "pbdiff/core/base.h"
 
 #ifdef __cplusplus
 extern "C" {

@@ -16,9 +16,9 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-#include "core/base.h"
-#include "schema/schema.h"
-#include "core/status.h"
+#include "pbdiff/core/base.h"
+#include "pbdiff/schema/schema.h"
+#include "pbdiff/core/status.h"
 
 #ifdef __cplusplus
 extern "C" {

@@ -22,13 +22,13 @@
 #ifndef PBD_PBDIFF_H_
 #define PBD_PBDIFF_H_
 
-#include "core/base.h"
-#include "canon/canon.h"
-#include "diff/diff.h"
-#include "format/format.h"
-#include "schema/schema.h"
-#include "core/status.h"
-#include "tree/tree.h"
+#include "pbdiff/core/base.h"
+#include "pbdiff/canon/canon.h"
+#include "pbdiff/diff/diff.h"
+#include "pbdiff/format/format.h"
+#include "pbdiff/schema/schema.h"
+#include "pbdiff/core/status.h"
+#include "pbdiff/tree/tree.h"
 
 #ifdef __cplusplus
 extern "C" {

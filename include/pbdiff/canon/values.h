@@ -10,8 +10,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "core/base.h"
-#include "schema/schema.h"
+#include "pbdiff/core/base.h"
+#include "pbdiff/schema/schema.h"
 
 #ifdef __cplusplus
 extern "C" {

@@ -9,9 +9,9 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-#include "core/status.h"
-#include "diff/path.h"
-#include "tree/tree.h"
+#include "pbdiff/core/status.h"
+#include "pbdiff/diff/path.h"
+#include "pbdiff/tree/tree.h"
 
 #ifdef __cplusplus
 extern "C" {

@@ -6,8 +6,8 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-#include "core/base.h"
-#include "tree/tree.h"
+#include "pbdiff/core/base.h"
+#include "pbdiff/tree/tree.h"
 
 #ifdef __cplusplus
 extern "C" {

@@ -24,10 +24,10 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "core/base.h"
-#include "canon/values.h"
-#include "schema/schema.h"
-#include "core/status.h"
+#include "pbdiff/core/base.h"
+#include "pbdiff/canon/values.h"
+#include "pbdiff/schema/schema.h"
+#include "pbdiff/core/status.h"
 
 #ifdef __cplusplus
 extern "C" {

@@ -6,8 +6,8 @@
 
 #include <stdbool.h>
 
-#include "core/base.h"
-#include "core/status.h"
+#include "pbdiff/core/base.h"
+#include "pbdiff/core/status.h"
 
 #ifdef __cplusplus
 extern "C" {

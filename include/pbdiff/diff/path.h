@@ -21,8 +21,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "core/base.h"
-#include "tree/tree.h"
+#include "pbdiff/core/base.h"
+#include "pbdiff/tree/tree.h"
 
 #ifdef __cplusplus
 extern "C" {

@@ -13,8 +13,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "core/base.h"
-#include "core/status.h"
+#include "pbdiff/core/base.h"
+#include "pbdiff/core/status.h"
 
 #ifdef __cplusplus
 extern "C" {

@@ -6,7 +6,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "core/status.h"
+#include "pbdiff/core/status.h"
 
 #ifdef __cplusplus
 extern "C" {

@@ -22,11 +22,11 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "core/arena.h"
-#include "core/base.h"
-#include "schema/schema.h"
-#include "core/status.h"
-#include "canon/values.h"
+#include "pbdiff/core/arena.h"
+#include "pbdiff/core/base.h"
+#include "pbdiff/schema/schema.h"
+#include "pbdiff/core/status.h"
+#include "pbdiff/canon/values.h"
 
 #ifdef __cplusplus
 extern "C" {
