@@ -45,6 +45,7 @@ struct Option {
   Section section;
   const char *help;      /* --help text, lines split by '\n'; NULL: not listed */
   const char *shown_as;  /* --help's name column when not "--name ARG" */
+  const char *(*help_of)(void); /* help text made elsewhere (NULL: help) */
   Setter *set;
   size_t field;          /* offsetof(pbd_CliOptions, ...) for the generic setters */
   long long min, max;    /* set_count's range */
@@ -259,12 +260,8 @@ static const Option kOptions[] = {
     /* output */
     {"quiet", 'q', NULL, kCompare, kSecOutput, "print nothing; the exit status tells", NULL,
      FLAG(quiet)},
-    {"format", 0, "FMT", kCompare, kSecOutput,
-     "'text' (default): one line per difference, grouped\nunder a 'MESSAGE-PATH (Type):' header:\n"
-     "'FIELD: LEFT -> RIGHT', 'FIELD: added VALUE',\n'FIELD: removed VALUE', 'FIELD: unset -> set "
-     "to VALUE',\n'FIELD: moved [I] -> [J]'; 'json': one object, see\ndocs/json-format.md; "
-     "'junit': JUnit XML for CI\nservers, one test case per file, see docs/ci.md",
-     NULL, .set = set_report_format},
+    {"format", 0, "FMT", kCompare, kSecOutput, NULL /* from the table of formats */, NULL,
+     .set = set_report_format, .help_of = pbd_Report_FormatHelp},
     {"color", 0, "[=WHEN]", kCompare, kSecOutput,
      "colour the text report: auto (default: when standard\noutput is a terminal and NO_COLOR is "
      "unset), always, never",
@@ -346,6 +343,7 @@ enum { kHelpColumn = 25 };
 
 /* One row: "  -s, --schema FILE      text", continuation lines indented. */
 static void help_row(pbd_Buf *b, const Option *opt) {
+  const char *help = opt->help_of ? opt->help_of() : opt->help;
   size_t start = b->len;
   if (opt->short_name) pbd_Buf_Printf(b, "  -%c, ", opt->short_name);
   else pbd_Buf_AppendStr(b, "      ");
@@ -356,7 +354,7 @@ static void help_row(pbd_Buf *b, const Option *opt) {
   if (opt->shown_as) pbd_Buf_Printf(b, "\n%*s", kHelpColumn, "");
   else if (width >= kHelpColumn) pbd_Buf_AppendStr(b, "  ");
   else pbd_Buf_Printf(b, "%*s", (int)(kHelpColumn - width), "");
-  for (const char *p = opt->help; *p; p++) {
+  for (const char *p = help; *p; p++) {
     pbd_Buf_AppendChar(b, *p);
     if (*p == '\n') pbd_Buf_Printf(b, "%*s", kHelpColumn, "");
   }
@@ -373,7 +371,8 @@ const char *pbd_Cli_Usage(pbd_Command cmd) {
     bool first = true;
     for (size_t i = 0; i < kOptionCount; i++) {
       const Option *opt = &kOptions[i];
-      if (opt->section != (Section)sec || !opt->help || !(opt->commands & (1u << cmd))) continue;
+      bool listed = opt->help || opt->help_of;
+      if (opt->section != (Section)sec || !listed || !(opt->commands & (1u << cmd))) continue;
       if (first) {
         pbd_Buf_AppendChar(b, '\n');
         if (kSectionTitles[sec]) pbd_Buf_Printf(b, "%s\n", kSectionTitles[sec]);

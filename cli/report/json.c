@@ -107,7 +107,7 @@ static void json_files_end(pbd_FilesReporter *s, bool equal) {
 }
 
 const pbd_FormatDef kPbd_FormatDef_Json = {
-    .name = "json", .summary = true,
+    .name = "json", .help = "'json': one object, see docs/json-format.md", .summary = true,
     .edit = json_edit, .finish = json_finish, .close = rp_flush_out,
     .file_options = rp_files_name_both, .file = json_file, .files_end = json_files_end,
 };

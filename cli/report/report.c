@@ -48,6 +48,14 @@ const char *pbd_Report_FormatName(pbd_ReportFormat fmt) {
   return format_of(fmt) ? format_of(fmt)->name : "?";
 }
 
+const char *pbd_Report_FormatHelp(void) {
+  static pbd_Buf help;
+  if (help.len) return help.data;
+  for (size_t i = 0; i < kPbd_Report_FormatCount; i++)
+    pbd_Buf_Printf(&help, "%s%s", i ? ";\n" : "", kFormats[i]->help);
+  return help.oom ? "" : help.data;
+}
+
 bool pbd_Report_HasStat(pbd_ReportFormat fmt) { return format_of(fmt) && format_of(fmt)->stat; }
 bool pbd_Report_HasColor(pbd_ReportFormat fmt) { return format_of(fmt) && format_of(fmt)->color; }
 bool pbd_Report_HasSummary(pbd_ReportFormat fmt) {

@@ -90,7 +90,7 @@
 /* The output formats, X(Id) each, in --help's order: a new format is one
  * line here and one file (cli/report/NAME.c) defining its row
  * kPbd_FormatDef_Id (cli/report/report_impl.h). */
-#define PBD_REPORT_FORMATS(X) X(Text) X(Json) X(Junit)
+#define PBD_REPORT_FORMATS(X) X(Text) X(Json) X(Junit) X(Paths)
 
 #define PBD_REPORT_FORMAT_ENUM(id) kPbd_Report_##id,
 typedef enum { PBD_REPORT_FORMATS(PBD_REPORT_FORMAT_ENUM) kPbd_Report_FormatCount } pbd_ReportFormat;
@@ -127,6 +127,9 @@ bool pbd_Report_FormatByName(const char *name, pbd_ReportFormat *fmt);
 const char *pbd_Report_FormatNames(void);
 /* The name of a format ("text"). */
 const char *pbd_Report_FormatName(pbd_ReportFormat fmt);
+/* What each format writes, one after the other, for --help (lines split
+ * by '\n'). */
+const char *pbd_Report_FormatHelp(void);
 /* Whether --stat and colour apply to the format (text). */
 bool pbd_Report_HasStat(pbd_ReportFormat fmt);
 bool pbd_Report_HasColor(pbd_ReportFormat fmt);

@@ -73,6 +73,7 @@ struct pbd_FilesReporter {
  * line in PBD_REPORT_FORMATS (report.h). */
 typedef struct pbd_FormatDef {
   const char *name;   /* --format NAME */
+  const char *help;   /* what it writes, for --help: "'NAME': ...", lines split by '\n' */
   bool stat, color;   /* whether --stat and colour apply */
   bool summary;       /* whether -r --summary applies */
   bool patch_header;  /* the git driver writes git's header lines first */

@@ -299,7 +299,11 @@ static void text_file(pbd_FilesReporter *s, const pbd_FileResult *f) {
 }
 
 const pbd_FormatDef kPbd_FormatDef_Text = {
-    .name = "text", .stat = true, .color = true, .summary = true, .patch_header = true,
+    .name = "text",
+    .help = "'text' (default): one line per difference, grouped\nunder a 'MESSAGE-PATH (Type):' "
+            "header:\n'FIELD: LEFT -> RIGHT', 'FIELD: added VALUE',\n'FIELD: removed VALUE', "
+            "'FIELD: unset -> set to VALUE',\n'FIELD: moved [I] -> [J]'",
+    .stat = true, .color = true, .summary = true, .patch_header = true,
     .edit = rp_text_edit, .finish = text_finish, .close = rp_flush_out,
     .file_options = text_file_options, .file = text_file,
 };
