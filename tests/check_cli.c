@@ -531,7 +531,7 @@ START_TEST(option_usage_errors) {
   EXPECT_USAGE(PB("a.pb"), "missing operand: need LEFT and RIGHT");
   EXPECT_USAGE(PB(""), "missing operand: need LEFT and RIGHT");
   EXPECT_USAGE(PB("a.pb a.pb a.pb"), "too many operands: need LEFT and RIGHT");
-  EXPECT_USAGE(PB("--format xml a.pb a.pb"), "unknown format 'xml' (use text, json or junit)");
+  EXPECT_USAGE(PB("--format xml a.pb a.pb"), "unknown format 'xml' (use text, json, junit or paths)");
   EXPECT_USAGE(PB("a.pb a.pb --format"), "option '--format' needs an argument");
   EXPECT_USAGE(PB("a.pb a.pb -s"), "option '-s' needs an argument");
 }
