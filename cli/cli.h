@@ -112,7 +112,7 @@ typedef struct pbd_Config pbd_Config;
 /* Loads the config: --config FILE when given (missing: an error), else the
  * first `.pbdiff` found walking up from the current directory (none: an
  * empty config).  NULL with the error in e when the file is malformed. */
-pbd_Config *pbd_Config_Load(const char *explicit_path, pbd_CliError *e);
+pbd_Config *pbd_Config_Load(const pbd_CliOptions *o, pbd_CliError *e);
 void pbd_Config_Free(pbd_Config *c);
 /* The options for an input at `path` (as the user or git names it): `base`
  * completed by the first [file "GLOB"] section whose glob matches the path;

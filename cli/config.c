@@ -194,9 +194,9 @@ oom:
   return NULL;
 }
 
-pbd_Config *pbd_Config_Load(const char *explicit_path, pbd_CliError *e) {
+pbd_Config *pbd_Config_Load(const pbd_CliOptions *o, pbd_CliError *e) {
   char found[PATH_MAX + 16];
-  const char *path = explicit_path;
+  const char *path = o->config;
   if (!path) {
     char dir[PATH_MAX];
     if (!getcwd(dir, sizeof dir)) {

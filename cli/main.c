@@ -11,7 +11,7 @@
 /* The config file, or NULL with the error printed. */
 static pbd_Config *load_config(const pbd_CliOptions *o) {
   pbd_CliError error = {"", false};
-  pbd_Config *cfg = pbd_Config_Load(o->config, &error);
+  pbd_Config *cfg = pbd_Config_Load(o, &error);
   if (!cfg) pbd_CliError_Print(stderr, &error, "pbdiff");
   return cfg;
 }

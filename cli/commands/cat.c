@@ -218,7 +218,7 @@ int pbd_Cli_Cat(int argc, char **argv) {
   }
   const char *path = argv[first];
   pbd_CliError error = {"", false};
-  pbd_Config *cfg = pbd_Config_Load(o.config, &error);
+  pbd_Config *cfg = pbd_Config_Load(&o, &error);
   if (!cfg) {
     pbd_CliError_Print(stderr, &error, "pbdiff cat");
     pbd_Cli_FreeOptions(&o);

@@ -69,7 +69,7 @@ int pbd_Cli_Hash(int argc, char **argv) {
     return kExitTrouble;
   }
   pbd_CliError error = {"", false};
-  pbd_Config *cfg = pbd_Config_Load(o.config, &error);
+  pbd_Config *cfg = pbd_Config_Load(&o, &error);
   if (!cfg) {
     pbd_CliError_Print(stderr, &error, "pbdiff hash");
     pbd_Cli_FreeOptions(&o);
