@@ -71,6 +71,7 @@ typedef struct {
   bool summary;
   /* modes */
   const char *config;                      /* --config FILE */
+  bool no_config;                          /* --no-config: no .pbdiff is read */
   bool recursive;                          /* -r */
   int jobs;                                /* -j N; 0: the number of cores */
   uint64_t given;                          /* the options the command line gave,

@@ -197,6 +197,7 @@ oom:
 pbd_Config *pbd_Config_Load(const pbd_CliOptions *o, pbd_CliError *e) {
   char found[PATH_MAX + 16];
   const char *path = o->config;
+  if (!path && o->no_config) path = "/dev/null"; /* an empty config */
   if (!path) {
     char dir[PATH_MAX];
     if (!getcwd(dir, sizeof dir)) {

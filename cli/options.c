@@ -200,6 +200,9 @@ static const Option kOptions[] = {
      "read per-path schemas and options from FILE instead of the\nfirst .pbdiff found from the "
      "current directory upwards",
      NULL, STRING(config)},
+    {"no-config", 0, NULL, kAll, kSecSchema,
+     "read no .pbdiff (for CI in a repository whose files\nyou do not control)", NULL,
+     FLAG(no_config)},
     {"left-schema", 0, "FILE", kCompare, kSecSchema,
      "a descriptor set (or .proto) for one side only: compare a\nmessage across two versions of "
      "its schema, by field number",
@@ -457,6 +460,8 @@ static void check_combinations(pbd_Command cmd, const pbd_CliOptions *o) {
               pbd_Report_FormatName(o->format));
   if (r->float_bits && (d->float_margin > 0 || d->float_fraction > 0))
     die_usage(cmd, "%s", "--float-bits and a float tolerance contradict each other");
+  if (o->config && o->no_config)
+    die_usage(cmd, "%s", "--config and --no-config contradict each other");
   if ((o->summary || o->jobs) && !o->recursive)
     die_usage(cmd, "%s", "--summary and --jobs are for -r (directories)");
 }
