@@ -97,13 +97,7 @@ static void json_files_end(pbd_FilesReporter *s, bool equal) {
   json_str(&head, s->o.dir2, strlen(s->o.dir2));
   pbd_Buf_AppendStr(&head, ", \"files\": [");
   pbd_Buf_AppendStr(&s->doc, s->tests ? "\n]}\n" : "]}\n");
-  if (head.oom || s->doc.oom) {
-    s->failed = true;
-  } else {
-    fwrite(head.data, 1, head.len, s->out);
-    fwrite(s->doc.data, 1, s->doc.len, s->out);
-  }
-  pbd_Buf_Free(&head);
+  rp_files_write(s, &head);
 }
 
 const pbd_FormatDef kPbd_FormatDef_Json = {

@@ -151,13 +151,7 @@ static void junit_files_end(pbd_FilesReporter *s, bool equal) {
   pbd_Buf head = {0};
   pbd_Report_JunitBegin(&head, s->tests, s->failures, s->errors);
   pbd_Report_JunitEnd(&s->doc);
-  if (head.oom || s->doc.oom) {
-    s->failed = true;
-  } else {
-    fwrite(head.data, 1, head.len, s->out);
-    fwrite(s->doc.data, 1, s->doc.len, s->out);
-  }
-  pbd_Buf_Free(&head);
+  rp_files_write(s, &head);
 }
 
 const pbd_FormatDef kPbd_FormatDef_Junit = {

@@ -212,6 +212,16 @@ void rp_files_name_both(const pbd_FilesReporter *s, const pbd_FileResult *f, pbd
   ro->right_name = f->right_path;
 }
 
+void rp_files_write(pbd_FilesReporter *s, pbd_Buf *head) {
+  if (head->oom || s->doc.oom) {
+    s->failed = true;
+  } else {
+    fwrite(head->data, 1, head->len, s->out);
+    fwrite(s->doc.data, 1, s->doc.len, s->out);
+  }
+  pbd_Buf_Free(head);
+}
+
 void pbd_FilesReporter_FileOptions(const pbd_FilesReporter *s, const pbd_FileResult *f,
                                    pbd_ReportOptions *ro, bool *quiet) {
   *quiet = s->o.summary; /* the verdict is the line */

@@ -111,6 +111,8 @@ int rp_text_edit(pbd_Reporter *r, const pbd_Edit *e);
 void rp_text_end(pbd_Reporter *r, bool equal);
 /* "equal", "differ", "error", "only-left" or "only-right" (text.c). */
 const char *rp_file_word(const pbd_FileResult *f);
+/* Writes head, then the document collected in s->doc, and frees head. */
+void rp_files_write(pbd_FilesReporter *s, pbd_Buf *head);
 /* A pbd_FormatDef.file_options: each file's report names both files. */
 void rp_files_name_both(const pbd_FilesReporter *s, const pbd_FileResult *f, pbd_ReportOptions *ro);
 
