@@ -234,6 +234,10 @@ static const Option kOptions[] = {
     {"format", 0, "F", kCat | kHash, kSecInputs,
      "the input's encoding: binary, textproto or json\n(default: from the extension)", NULL,
      .set = set_input_format, .field = FIELD(schemas) /* neither side: both */},
+    {"textconv", 0, NULL, kCat, kSecInputs,
+     "as git's textconv filter: a file that is not protobuf\n(a Git LFS pointer, a stray file) "
+     "prints why and its\nbytes' digest, and is no error (docs/git.md)",
+     NULL, FLAG(textconv)},
     {"format", 0, "F", 0 /* .pbdiff only */, kSecInputs, NULL, NULL, .set = set_input_format,
      .field = FIELD(schemas), .config_key = "format"},
     /* comparison */

@@ -352,15 +352,35 @@ END_TEST
 
 START_TEST(driver_malformed) {
   make_driver_repo();
-  /* the driver exits 2 with its error; git stops there and says so */
-  EXPECT_STDERR_128(sh("cp \"$B/bad.pb\" c.pb && git diff"),
-                    "pbdiff: b/c.pb: length 5 of field 1 runs past the end (only 2 left) at byte 1\n"
-                    "fatal: external diff died, stopping at c.pb\n");
-  /* on the old side, in history */
+  /* a side that is not protobuf is shown as git shows a binary file, and
+   * the driver exits 0 so that git goes on */
+  EXPECT_X(sh("cp \"$B/bad.pb\" c.pb && git diff"), 0,
+           "diff --pbdiff a/c.pb b/c.pb\n"
+           "index {V2}..{BAD} 100644\n"
+           "pbdiff: not compared by meaning: b/c.pb: length 5 of field 1 runs past the end "
+           "(only 2 left) at byte 1\n"
+           "Binary files a/c.pb and b/c.pb differ\n");
+  /* on the old side, in history; and a Git LFS pointer, and a whole
+   * git log -p over them completes */
   OK(sh("git commit -qam bad && cp \"$B/v1.pb\" c.pb && git commit -qam v1"));
-  EXPECT_STDERR_128(sh("git diff HEAD~1 HEAD"),
-                    "pbdiff: a/c.pb: length 5 of field 1 runs past the end (only 2 left) at byte 1\n"
-                    "fatal: external diff died, stopping at c.pb\n");
+  EXPECT_X(sh("git diff HEAD~1 HEAD"), 0,
+           "diff --pbdiff a/c.pb b/c.pb\n"
+           "index {BAD}..{V1} 100644\n"
+           "pbdiff: not compared by meaning: a/c.pb: length 5 of field 1 runs past the end "
+           "(only 2 left) at byte 1\n"
+           "Binary files a/c.pb and b/c.pb differ\n");
+  OK(sh("printf 'version https://git-lfs.github.com/spec/v1\\noid sha256:4d7a\\nsize 9\\n' > c.pb"
+        " && git commit -qam lfs"));
+  const Run *r = sh("git log -p --ext-diff --format=%%s");
+  ck_assert_msg(r->rc == 0 && r->err[0] == '\0', "status %d: %s", r->rc, r->err);
+  ck_assert_ptr_nonnull(strstr(r->out, "lfs\n\ndiff --pbdiff a/c.pb b/c.pb\n"));
+  ck_assert_ptr_nonnull(strstr(
+      r->out, "pbdiff: not compared by meaning: b/c.pb is a Git LFS pointer (fetch the object: "
+              "git lfs pull)\nBinary files a/c.pb and b/c.pb differ\n"));
+  ck_assert_ptr_nonnull(strstr(r->out, "v2\n\ndiff --pbdiff a/c.pb b/c.pb\n")); /* went on */
+  /* trusting the exit code: bytes that differ and were not read differ */
+  EXPECT_STDERR_128(sh("GIT_EXTERNAL_DIFF_TRUST_EXIT_CODE=true git diff --quiet HEAD~1 HEAD ||"
+                       " exit 128"), "");
 }
 END_TEST
 
@@ -694,10 +714,23 @@ END_TEST
 
 START_TEST(textconv_malformed) {
   make_repo(CONFIG_NAME_GLOB, "*.pb diff=pbdiffcat", NULL);
+  /* plain cat: an error, and git stops */
   OK(sh("git config diff.pbdiffcat.textconv \"'$P' cat\""));
   const Run *r = sh("cp \"$B/bad.pb\" c.pb && git diff");
   EXPECT_STDERR_128(r, "pbdiff: c.pb: length 5 of field 1 runs past the end (only 2 left) at byte 1\n"
                        "fatal: unable to read files to diff\n");
+  /* cat --textconv, as docs/git.md sets it up: why, the bytes' digest, and
+   * git goes on; a Git LFS pointer shows as its lines */
+  OK(sh("git config diff.pbdiffcat.textconv \"'$P' cat --textconv\""));
+  r = sh("git diff");
+  ck_assert_msg(r->rc == 0, "status %d: %s", r->rc, r->err);
+  ck_assert_ptr_nonnull(strstr(r->out, "+# not read as protobuf: length 5 of field 1 runs past "
+                                       "the end (only 2 left) at byte 1\n+# 3 bytes, xxh3:"));
+  OK(sh("printf 'version https://git-lfs.github.com/spec/v1\\noid sha256:4d7a\\nsize 9\\n' > c.pb"));
+  r = sh("git diff");
+  ck_assert_ptr_nonnull(strstr(r->out, "+# not read as protobuf: invalid wire type 6 (field 14) at "
+                                       "byte 0\n+version https://git-lfs.github.com/spec/v1\n"
+                                       "+oid sha256:4d7a\n+size 9\n"));
 }
 END_TEST
 
@@ -723,10 +756,11 @@ START_TEST(docs_recipes) {
       "git config difftool.pbdiff.cmd 'pbdiff \"$LOCAL\" \"$REMOTE\"'",
       "git difftool -y -t pbdiff HEAD~1 HEAD",
       "*.pb diff=pbdiffcat",
-      "git config diff.pbdiffcat.textconv 'pbdiff cat'",
-      "git config diff.pbdiffcat.textconv 'pbdiff cat --proto shop.proto -t shop.Inventory'",
+      "git config diff.pbdiffcat.textconv 'pbdiff cat --textconv'",
+      "git config diff.pbdiffcat.textconv 'pbdiff cat --textconv --proto shop.proto -t shop.Inventory'",
       "(equal in meaning; the bytes differ)",
       "external diff died",
+      "not compared by meaning",
       "*.onnx diff=pbdiff",
       "git show --ext-diff HEAD",
       "GIT_EXTERNAL_DIFF=pbdiff git diff",

@@ -26,7 +26,14 @@
  *     by its bits: `nan  # bits 0xffc00001`.
  *
  * With --delimited, each message comes after a line `# message N` (N from 0,
- * as in paths).  An empty message prints nothing. */
+ * as in paths).  An empty message prints nothing.
+ *
+ * With --textconv (git's textconv filter, docs/git.md), a file that cannot
+ * be read as protobuf (a Git LFS pointer, a corrupt or stray file) is not an
+ * error, since git would stop the whole diff: it prints
+ *   # not read as protobuf: WHY
+ * then the file itself when it is short UTF-8 text (an LFS pointer's oid
+ * and size show as lines), else `# N bytes, xxh3:HEX`, and exits 0. */
 #include <inttypes.h>
 #include <math.h>
 #include <stdio.h>
@@ -34,8 +41,11 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <xxhash.h>
+
 #include "cli.h"
 #include "pbdiff/format/format.h"
+#include "pbdiff/inputs/input.h"
 
 typedef struct {
   pbd_Buf buf;
@@ -207,6 +217,38 @@ static void write_body(Printer *p, const pbd_Message *m, int level) {
   }
 }
 
+/* Text that can stand in a line diff: UTF-8, no NUL, not too long. */
+static bool is_short_text(const uint8_t *p, size_t n) {
+  if (n > (64u << 10)) return false;
+  for (size_t i = 0; i < n;) {
+    if (p[i] == 0) return false;
+    size_t k = p[i] < 0x80 ? 1 : pbd_Utf8_SequenceLength(p + i, n - i);
+    if (k == 0) return false;
+    i += k;
+  }
+  return true;
+}
+
+/* --textconv: what stands for a file that is not read as protobuf. */
+static void not_protobuf(const char *path, const pbd_CliError *e) {
+  /* without the file's name: git's temporary names would differ each run */
+  const char *why = e->msg;
+  size_t n = strlen(path);
+  if (!strncmp(why, path, n) && why[n] == ':' && why[n + 1] == ' ') why += n + 2;
+  printf("# not read as protobuf: %s\n", why);
+  pbd_Input in;
+  pbd_Status s;
+  pbd_Status_Clear(&s);
+  if (!pbd_Input_Open(&in, path, &s)) return;
+  if (is_short_text(in.data, in.size)) {
+    fwrite(in.data, 1, in.size, stdout);
+    if (in.size && in.data[in.size - 1] != '\n') putchar('\n');
+  } else {
+    printf("# %zu bytes, xxh3:%016llx\n", in.size, (unsigned long long)XXH3_64bits(in.data, in.size));
+  }
+  pbd_Input_Close(&in);
+}
+
 int pbd_Cli_Cat(int argc, char **argv) {
   pbd_CliOptions o;
   int first = pbd_Cli_ParseOptions(argc, argv, kPbd_Cmd_Cat, &o);
@@ -229,6 +271,7 @@ int pbd_Cli_Cat(int argc, char **argv) {
   pbd_CliSchema schema;
   pbd_CliInput in;
   memset(&in, 0, sizeof in);
+  bool read = false; /* the input was read: what fails now is the output */
   /* Matching rules and ignores (from a config) are for comparisons only. */
   pbd_CliOptions so = eff;
   so.keys.n = so.sets.n = so.ignores.n = 0;
@@ -237,6 +280,7 @@ int pbd_Cli_Cat(int argc, char **argv) {
     topts.hash_seed = 0; /* fixed: the output must not depend on the run */
     topts.pool = schema.pool;
     if (pbd_Cli_ReadInput(&eff, &schema, 0, path, NULL, eff.left_format, &topts, &in, &error)) {
+      read = true;
       Printer p = {.out = stdout, .float_bits = eff.compare.read.float_bits};
       for (size_t i = 0; i < in.nmsgs; i++) {
         if (eff.delimited) pbd_Buf_Printf(&p.buf, "# message %zu\n", i);
@@ -255,7 +299,12 @@ int pbd_Cli_Cat(int argc, char **argv) {
       }
     }
   }
-  if (status == kExitTrouble) pbd_CliError_Print(stderr, &error, "pbdiff cat");
+  if (status == kExitTrouble && eff.textconv && !read) { /* git goes on */
+    not_protobuf(path, &error);
+    status = fflush(stdout) == 0 && !ferror(stdout) ? kExitEqual : kExitTrouble;
+  } else if (status == kExitTrouble) {
+    pbd_CliError_Print(stderr, &error, "pbdiff cat");
+  }
   pbd_Cli_FreeInput(&in);
   pbd_Cli_FreeSchema(&schema);
   pbd_Cli_FreeApplied(&eff);

@@ -22,11 +22,18 @@
  *   +++ b/NEW-PATH | /dev/null
  *   the report, or "(equal in meaning; the bytes differ)"
  *
- * git stops (`fatal: external diff died`) when the driver exits non-zero,
- * so the status is 0 whether or not the files differ, and 2 on trouble
- * (then nothing is printed on standard output and the error goes to
- * standard error).  With GIT_EXTERNAL_DIFF_TRUST_EXIT_CODE true (git 2.46
- * and later) it is 1 when they differ in meaning. */
+ * A side that cannot be compared by meaning (a Git LFS pointer, a corrupt
+ * or stray file under a protobuf glob, a schema that does not load) is
+ * shown as git shows a binary file, after the header:
+ *
+ *   pbdiff: not compared by meaning: b/PATH: WHY
+ *   Binary files a/PATH and b/NEW-PATH differ     (when the bytes differ)
+ *
+ * git stops the whole `git log -p` (`fatal: external diff died`) when the
+ * driver exits non-zero, so the status is 0 whether or not the files
+ * differ or could be read, and 2 only when git's arguments themselves are
+ * wrong.  With GIT_EXTERNAL_DIFF_TRUST_EXIT_CODE true (git 2.46 and later)
+ * it is 1 when they differ (in meaning, or in bytes when not read). */
 #include <ctype.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -281,24 +288,55 @@ static void header(pbd_Buf *h, const GitArgs *g, bool bytes_differ, bool color) 
 }
 
 /* Compares the two sides with the options, the text report into a string
- * (*body, malloc'd) so that the header can come first.  0, 1 or 2. */
+ * (*body, malloc'd) so that the header can come first.  0, 1 or 2 (with
+ * the error in e). */
 static int compare_to_string(const pbd_CliOptions *o, const GitArgs *g, const char *lname,
-                             const char *rname, char **body, size_t *len) {
+                             const char *rname, char **body, size_t *len, pbd_CliError *e) {
   *body = NULL;
   *len = 0;
   FILE *mem = open_memstream(body, len);
   if (!mem) {
-    fprintf(stderr, "pbdiff: out of memory\n");
+    pbd_CliError_Set(e, false, "out of memory");
     return kExitTrouble;
   }
-  pbd_CliError error = {"", false};
-  int status = pbd_Cli_ComparePair(o, g->file[0], g->file[1], lname, rname, mem, &error);
-  if (status == kExitTrouble) pbd_CliError_Print(stderr, &error, "pbdiff");
+  int status = pbd_Cli_ComparePair(o, g->file[0], g->file[1], lname, rname, mem, e);
   if (fclose(mem) != 0 && status != kExitTrouble) {
-    fprintf(stderr, "pbdiff: out of memory\n");
+    pbd_CliError_Set(e, false, "out of memory");
     status = kExitTrouble;
   }
   return status;
+}
+
+/* Whether a file is a Git LFS pointer (the object itself not fetched). */
+static bool lfs_pointer(const char *file) {
+  static const char kMagic[] = "version https://git-lfs.github.com/spec/";
+  char head[sizeof kMagic];
+  FILE *f = fopen(file, "rb");
+  size_t n = f ? fread(head, 1, sizeof kMagic - 1, f) : 0;
+  if (f) fclose(f);
+  return n == sizeof kMagic - 1 && memcmp(head, kMagic, n) == 0;
+}
+
+/* What stands for the report of a pair that could not be compared: why,
+ * and (as git says it of binary files) whether the bytes differ. */
+static void not_compared(pbd_Buf *b, const GitArgs *g, const pbd_CliError *e, bool bytes_differ) {
+  bool lfs = false;
+  for (int side = 0; side < 2; side++) {
+    if (g->gone[side] || !lfs_pointer(g->file[side])) continue;
+    pbd_Buf_AppendStr(b, "pbdiff: not compared by meaning: ");
+    quoted_path(b, side ? "b/" : "a/", side ? g->new_path : g->path);
+    pbd_Buf_AppendStr(b, " is a Git LFS pointer (fetch the object: git lfs pull)\n");
+    lfs = true;
+  }
+  if (!lfs) pbd_Buf_Printf(b, "pbdiff: not compared by meaning: %s\n", e->msg);
+  if (!bytes_differ) return;
+  pbd_Buf_AppendStr(b, "Binary files ");
+  if (g->gone[0]) pbd_Buf_AppendStr(b, "/dev/null");
+  else quoted_path(b, "a/", g->path);
+  pbd_Buf_AppendStr(b, " and ");
+  if (g->gone[1]) pbd_Buf_AppendStr(b, "/dev/null");
+  else quoted_path(b, "b/", g->new_path);
+  pbd_Buf_AppendStr(b, " differ\n");
 }
 
 int pbd_Cli_GitDriver(const pbd_CliOptions *o, const pbd_Config *cfg, char **args) {
@@ -328,30 +366,37 @@ int pbd_Cli_GitDriver(const pbd_CliOptions *o, const pbd_Config *cfg, char **arg
     pbd_CliError error = {"", false};
     status = pbd_Cli_ComparePair(&eff, g.file[0], g.file[1], name[0].data, name[1].data, stdout,
                                  &error);
-    if (status == kExitTrouble) pbd_CliError_Print(stderr, &error, "pbdiff");
+    if (status == kExitTrouble) { /* said on standard error, and git goes on */
+      pbd_CliError_Print(stderr, &error, "pbdiff");
+      status = kExitDifferent;
+    }
   } else {
     eff.report.left_name = eff.report.right_name = NULL; /* the header names them */
     eff.report.color = want_color(&eff);
     char *body;
     size_t body_len;
-    status = compare_to_string(&eff, &g, name[0].data, name[1].data, &body, &body_len);
-    if (status != kExitTrouble) {
-      for (int side = 0; side < 2; side++)
-        if (!g.gone[side] && all_zeros(g.hex[side]))
-          work_tree_hex(g.file[side], g.hex[side], sizeof g.hex[side]);
-      bool bytes_differ = status == kExitDifferent || !same_bytes(g.file[0], g.file[1]);
-      pbd_Buf h = {0};
-      header(&h, &g, bytes_differ, eff.report.color);
-      if (h.oom) {
-        fprintf(stderr, "pbdiff: out of memory\n");
-        status = kExitTrouble;
-      } else {
-        fwrite(h.data, 1, h.len, stdout);
-        if (body_len) fwrite(body, 1, body_len, stdout);
-        else if (bytes_differ && status == kExitEqual && !eff.quiet) fputs(kEqualNote, stdout);
-      }
-      pbd_Buf_Free(&h);
+    pbd_CliError error = {"", false};
+    status = compare_to_string(&eff, &g, name[0].data, name[1].data, &body, &body_len, &error);
+    for (int side = 0; side < 2; side++)
+      if (!g.gone[side] && all_zeros(g.hex[side]))
+        work_tree_hex(g.file[side], g.hex[side], sizeof g.hex[side]);
+    bool bytes_differ = status == kExitDifferent || !same_bytes(g.file[0], g.file[1]);
+    pbd_Buf h = {0};
+    header(&h, &g, bytes_differ && status != kExitTrouble, eff.report.color);
+    if (status == kExitTrouble) { /* shown, and git goes on */
+      not_compared(&h, &g, &error, bytes_differ);
+      status = bytes_differ ? kExitDifferent : kExitEqual;
+      body_len = 0;
     }
+    if (h.oom) {
+      fprintf(stderr, "pbdiff: out of memory\n");
+      status = kExitTrouble;
+    } else {
+      fwrite(h.data, 1, h.len, stdout);
+      if (body_len) fwrite(body, 1, body_len, stdout);
+      else if (bytes_differ && status == kExitEqual && !eff.quiet) fputs(kEqualNote, stdout);
+    }
+    pbd_Buf_Free(&h);
     free(body);
   }
   pbd_Cli_FreeApplied(&eff);
