@@ -725,7 +725,7 @@ START_TEST(textconv_malformed) {
   r = sh("git diff");
   ck_assert_msg(r->rc == 0, "status %d: %s", r->rc, r->err);
   ck_assert_ptr_nonnull(strstr(r->out, "+# not read as protobuf: length 5 of field 1 runs past "
-                                       "the end (only 2 left) at byte 1\n+# 3 bytes, xxh3:"));
+                                       "the end (only 2 left) at byte 1\n+# 4 bytes, xxh3:"));
   OK(sh("printf 'version https://git-lfs.github.com/spec/v1\\noid sha256:4d7a\\nsize 9\\n' > c.pb"));
   r = sh("git diff");
   ck_assert_ptr_nonnull(strstr(r->out, "+# not read as protobuf: invalid wire type 6 (field 14) at "
