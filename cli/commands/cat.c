@@ -222,7 +222,7 @@ static void write_body(Printer *p, const pbd_Message *m, int level) {
 static bool is_short_text(const uint8_t *p, size_t n) {
   if (n > (64u << 10)) return false;
   for (size_t i = 0; i < n;) {
-    if ((p[i] < 0x20 && !strchr("\t\n\r", p[i])) || p[i] == 0x7f) return false;
+    if (p[i] == 0 || (p[i] < 0x20 && !strchr("\t\n\r", p[i])) || p[i] == 0x7f) return false;
     size_t k = p[i] < 0x80 ? 1 : pbd_Utf8_SequenceLength(p + i, n - i);
     if (k == 0) return false;
     i += k;
