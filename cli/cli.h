@@ -62,6 +62,7 @@ typedef struct {
   pbd_CompareOptions compare;              /* the library's options (schema and
                                               rules filled in per pair) */
   pbd_StrList keys, sets, ignores;
+  pbd_StrList labels;                      /* -L NAME: LEFT's, then RIGHT's */
   /* output */
   bool quiet;
   pbd_ReportFormat format;

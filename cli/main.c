@@ -16,6 +16,16 @@ static pbd_Config *load_config(const pbd_CliOptions *o) {
   return cfg;
 }
 
+/* The path whose .pbdiff section applies: under `git difftool -x` the path
+ * in the repository (git's BASE), else LEFT's, else RIGHT's when LEFT is
+ * standard input or /dev/null (a file git shows as added). */
+static const char *config_path(const char *lpath, const char *rpath) {
+  const char *base = getenv("BASE");
+  if (getenv("GIT_DIFF_PATH_TOTAL") && base && *base) return base;
+  bool left_real = strcmp(lpath, "-") && strcmp(lpath, "/dev/null");
+  return left_real ? lpath : rpath;
+}
+
 /* pbdiff [OPTIONS] LEFT RIGHT */
 static int compare_command(int argc, char **argv) {
   pbd_CliOptions o;
@@ -55,9 +65,12 @@ static int compare_command(int argc, char **argv) {
   cfg = load_config(&o);
   int status = kExitTrouble;
   if (cfg) {
-    /* the config matches LEFT's path (RIGHT's when LEFT is standard input) */
     o.report.test_name = rpath; /* --format junit: the test case is named after RIGHT */
-    pbd_CliOptions eff = pbd_Config_Apply(cfg, &o, strcmp(lpath, "-") ? lpath : rpath);
+    if (o.labels.n) { /* -L: the names the report gives the two sides */
+      o.report.left_name = o.labels.v[0];
+      o.report.right_name = o.labels.v[o.labels.n > 1];
+    }
+    pbd_CliOptions eff = pbd_Config_Apply(cfg, &o, config_path(lpath, rpath));
     pbd_CliError error = {"", false};
     status = pbd_Cli_ComparePair(&eff, lpath, rpath, NULL, NULL, stdout, &error);
     if (status == kExitTrouble) pbd_CliError_Print(stderr, &error, "pbdiff");

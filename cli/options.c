@@ -160,6 +160,12 @@ static bool set_input_format(pbd_CliOptions *o, const Option *opt, const char *a
   return true;
 }
 
+static bool set_label(pbd_CliOptions *o, const Option *opt, const char *arg, char *why, size_t n) {
+  if (o->labels.n < 2) return set_list(o, opt, arg, why, n);
+  snprintf(why, n, "-L is given at most twice (LEFT, then RIGHT)");
+  return false;
+}
+
 static bool set_report_format(pbd_CliOptions *o, const Option *opt, const char *arg, char *why,
                               size_t n) {
   (void)opt;
@@ -278,6 +284,10 @@ static const Option kOptions[] = {
      NULL, .set = set_count_size, .field = FIELD(report.max_diffs), .min = 1, .max = 1LL << 40},
     {"stat", 0, NULL, kCompare, kSecOutput,
      "counts by kind and by top-level field instead of the list", NULL, FLAG(report.stat)},
+    {"label", 'L', "NAME", kCompare, kSecOutput,
+     "name LEFT (the first -L) and RIGHT (the second) in the\nreport, as diff -L: "
+     "'--- NAME' and '+++ NAME' lines before\nthe differences; JSON's left_name and right_name",
+     NULL, .set = set_label, .field = FIELD(labels)},
     {"explain", 0, NULL, kCompare, kSecOutput,
      "when the inputs are equal but their bytes differ, list the\nencoding differences (field "
      "order, packed, varints, ...)",
@@ -516,10 +526,19 @@ int pbd_Cli_ParseOptions(int argc, char **argv, pbd_Command cmd, pbd_CliOptions 
   return optind;
 }
 
+enum { kLists = 9 };
+
+/* The options' lists (each owns its array of pointers). */
+static void option_lists(pbd_CliOptions *o, pbd_StrList *lists[kLists]) {
+  pbd_StrList *all[kLists] = {&o->schemas, &o->protos, &o->includes, &o->left_schemas,
+                              &o->right_schemas, &o->keys, &o->sets, &o->ignores, &o->labels};
+  memcpy(lists, all, sizeof all);
+}
+
 static void free_lists(pbd_CliOptions *o) {
-  pbd_StrList *lists[] = {&o->schemas, &o->protos, &o->includes, &o->left_schemas,
-                          &o->right_schemas, &o->keys, &o->sets, &o->ignores};
-  for (size_t i = 0; i < sizeof lists / sizeof *lists; i++) free((void *)lists[i]->v);
+  pbd_StrList *lists[kLists];
+  option_lists(o, lists);
+  for (size_t i = 0; i < kLists; i++) free((void *)lists[i]->v);
 }
 
 void pbd_Cli_FreeOptions(pbd_CliOptions *o) {
@@ -574,9 +593,9 @@ static bool command_line_wins(const pbd_CliOptions *base, const Option *opt) {
 pbd_CliOptions pbd_Cli_ApplyConfig(const pbd_CliOptions *base, const int *keys,
                                    const char *const *values, size_t n) {
   pbd_CliOptions o = *base;
-  pbd_StrList *lists[] = {&o.schemas, &o.protos, &o.includes, &o.left_schemas,
-                          &o.right_schemas, &o.keys, &o.sets, &o.ignores};
-  for (size_t i = 0; i < sizeof lists / sizeof *lists; i++) { /* its own copies */
+  pbd_StrList *lists[kLists];
+  option_lists(&o, lists);
+  for (size_t i = 0; i < kLists; i++) { /* its own copies */
     pbd_StrList from = *lists[i];
     *lists[i] = (pbd_StrList){NULL, 0};
     for (size_t k = 0; k < from.n; k++) push(lists[i], from.v[k]);

@@ -641,13 +641,18 @@ START_TEST(difftool_extcmd) {
 END_TEST
 
 START_TEST(difftool_schema_options) {
-  /* a directory glob does not match difftool's temporary files: give the
-   * schema on the command */
+  /* a directory glob matches: the section is chosen by the path in the
+   * repository (git's $BASE), not by difftool's temporary files */
   make_repo("[file \"data/*.pb\"]\\n\\tproto = shop.proto\\n\\ttype = shop.Inventory\\n", NULL,
             "data/c.pb");
-  EXPECT(sh("git difftool -y -x \"$P\" HEAD~1 HEAD | head -1"), 0, "2[0]: 1 -> 2\n");
+  EXPECT(sh("git difftool -y -x \"$P\" HEAD~1 HEAD | head -1"), 0, "revision: 1 -> 2\n");
+  /* -L names the file; an added file (LEFT is /dev/null) keeps its schema */
+  EXPECT(sh("git difftool -y -x \"'$P' -L \\\"a/\\$BASE\\\" -L \\\"b/\\$BASE\\\"\" HEAD~1 HEAD"
+            " | head -3"), 0, "--- a/data/c.pb\n+++ b/data/c.pb\nrevision: 1 -> 2\n");
   EXPECT(sh("git difftool -y -x \"'$P' --proto shop.proto -t shop.Inventory\" HEAD~1 HEAD"), 0,
          V1_V2_BODY);
+  OK(sh("cp data/c.pb data/d.pb && git add data/d.pb && git commit -qm add"));
+  EXPECT(sh("git difftool -y -x \"$P\" HEAD~1 HEAD | head -1"), 0, "store: \"\" -> \"north\"\n");
 }
 END_TEST
 
