@@ -198,11 +198,34 @@ static bool is_time_value(const pbd_Message *m) {
                     !strcmp(m->def->full_name, "google.protobuf.Duration"));
 }
 
+static int stop_at_first(void *ctx, const pbd_Edit *e) {
+  (void)ctx, (void)e;
+  return 1;
+}
+
+/* Whether two messages differ under the options, without reporting how
+ * (-1 when out of memory). */
+static int messages_differ(Walk *w, const pbd_Message *l, const pbd_Message *r) {
+  pbd_EditFunc *fn = w->fn;
+  void *ctx = w->ctx;
+  size_t n = w->n;
+  w->fn = stop_at_first;
+  int rc = diff_message(w, l, r);
+  w->fn = fn;
+  w->ctx = ctx;
+  w->n = n;
+  return w->oom ? -1 : rc != 0;
+}
+
 int dw_diff_values_at(Walk *w, const pbd_Value *l, const pbd_Value *r, int64_t li,
                           int64_t ri) {
   if (dw_is_message_kind(l->kind) && l->kind == r->kind && l->m && r->m) {
-    if (is_time_value(l->m) && l->m->def == r->m->def && !w->o->ignore_count) {
+    if (is_time_value(l->m) && l->m->def == r->m->def) {
+      /* one value, one rendering, whatever the options: with ignores or
+       * tolerances the parts decide whether it changed, the whole is shown */
       if (pbd_Hash128_Equal(l->m->hash, r->m->hash)) return 0;
+      int differ = w->fuzzy ? messages_differ(w, l->m, r->m) : 1;
+      if (differ <= 0) return differ;
       return dw_emit_at(w, kPbd_Edit_Changed, l, r, li, ri);
     }
     return diff_message(w, l->m, r->m);
