@@ -29,7 +29,12 @@
  * - Values in text-format syntax on one line: strings and bytes longer than
  *   64 bytes cut after 64 bytes (on a character boundary) as
  *   `"abc..." (1000 bytes, xxh3:9f3a1c2b)` (the first 8 of the 16 hex digits
- *   of XXH3_64bits of the whole value); a message value (added, removed, ...)
+ *   of XXH3_64bits of the whole value).  A changed pair of strings or bytes,
+ *   one longer than 64 bytes, sharing more than 16 bytes of start and end
+ *   and differing in at most 128 bytes, shows only what differs, with 16
+ *   bytes of context and the lengths of the same runs around it:
+ *   `...(43 bytes) "/kernel/weights_a" (3 bytes)... -> ...(43 bytes)
+ *   "/kernel/weights_b" (3 bytes)...`; a message value (added, removed, ...)
  *   as `{ a: 1 b { c: 2 } }`, cut after 120 bytes with `...`;
  *   google.protobuf.Timestamp as `2024-05-01T12:00:00.500Z` and
  *   google.protobuf.Duration as `1.5s` (unquoted; out-of-range values as

@@ -145,6 +145,58 @@ static void colored_value(pbd_Reporter *r, pbd_Buf *b, const char *sgr, const ch
   rp_color_off(r, b);
 }
 
+/* ---- the part of a long string that changed ------------------------------------ */
+
+/* Bytes of context kept on each side of the part that differs. */
+enum { kChangeContext = 16 };
+
+static bool is_text_kind(pbd_ValueKind k) { return k == kPbd_Value_String || k == kPbd_Value_Bytes; }
+
+/* One side of a changed long string: `...(P bytes) "MIDDLE" (S bytes)...`,
+ * the elided runs being the same on both sides. */
+static void middle_value(pbd_Reporter *r, pbd_Buf *b, const char *sgr, const pbd_Value *v,
+                         size_t from, size_t to) {
+  pbd_Value mid = *v;
+  mid.s.data = v->s.data + from;
+  mid.s.size = to - from;
+  pbd_TextOptions o = {.max_bytes = 2 * kPbd_Report_MaxBytes, .cut_hash = true};
+  if (from) pbd_Buf_Printf(b, "...(%zu bytes) ", from);
+  rp_color_on(r, b, sgr);
+  pbd_Format_TextValue(b, &mid, &o);
+  rp_color_off(r, b);
+  if (to < v->s.size) pbd_Buf_Printf(b, " (%zu bytes)...", v->s.size - to);
+}
+
+/* Back to the start of a UTF-8 character (strings only). */
+static size_t char_start(const pbd_Value *v, size_t i) {
+  if (v->kind != kPbd_Value_String) return i;
+  while (i > 0 && i < v->s.size && ((unsigned char)v->s.data[i] & 0xc0) == 0x80) i--;
+  return i;
+}
+
+/* Two strings or bytes, one longer than a report shows, that share a start
+ * or an end: only the part that differs is shown, with some context, and
+ * the lengths of what is the same around it.  false: not such a pair. */
+static bool changed_part(pbd_Reporter *r, pbd_Buf *b, const pbd_Value *l, const pbd_Value *rv) {
+  if (!is_text_kind(l->kind) || l->kind != rv->kind) return false;
+  size_t ln = l->s.size, rn = rv->s.size, min = ln < rn ? ln : rn;
+  if (ln <= kPbd_Report_MaxBytes && rn <= kPbd_Report_MaxBytes) return false;
+  size_t pre = 0, suf = 0;
+  while (pre < min && l->s.data[pre] == rv->s.data[pre]) pre++;
+  while (suf < min - pre && l->s.data[ln - 1 - suf] == rv->s.data[rn - 1 - suf]) suf++;
+  if (pre + suf <= kChangeContext) return false; /* little in common: shown as they are */
+  size_t from = char_start(l, pre > kChangeContext ? pre - kChangeContext : 0);
+  size_t keep = suf > kChangeContext ? suf - kChangeContext : 0; /* elided at the end */
+  size_t lto = ln - keep, rto = rn - keep;
+  while (keep && lto < ln && char_start(l, lto) != lto) lto++, rto++; /* whole characters */
+  if (lto - from > 2 * kPbd_Report_MaxBytes || rto - from > 2 * kPbd_Report_MaxBytes)
+    return false; /* changed all over: cut as usual */
+  middle_value(r, b, SGR_RED, l, from, lto);
+  pbd_Buf_AppendStr(b, " -> ");
+  middle_value(r, b, SGR_GREEN, rv, from, rto);
+  return true;
+}
+
 /* `--- LEFT` and `+++ RIGHT`, once, before the first difference. */
 static void names_lines(pbd_Reporter *r, pbd_Buf *b) {
   if (r->names_written || !r->o.left_name || !r->o.right_name) return;
@@ -230,6 +282,7 @@ int rp_text_edit(pbd_Reporter *r, const pbd_Edit *e) {
       break;
     case kPbd_Edit_Changed:
     default:
+      if (changed_part(r, b, &e->left, &e->right)) break;
       colored_value(r, b, SGR_RED, "", &e->left);
       pbd_Buf_AppendStr(b, " -> ");
       colored_value(r, b, SGR_GREEN, "", &e->right);
