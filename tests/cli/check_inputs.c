@@ -245,9 +245,5 @@ int main(void) {
   tcase_add_test(t, schema_versions);
   tcase_add_test(t, delimited_alignment);
   suite_add_tcase(s, t);
-  SRunner *r = srunner_create(s);
-  srunner_run_all(r, CK_NORMAL);
-  int failed = srunner_ntests_failed(r);
-  srunner_free(r);
-  return failed ? 1 : 0;
+  return tu_main(s);
 }

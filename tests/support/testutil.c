@@ -151,7 +151,7 @@ pbd_DefPool *tu_load_pool(const char *proto) {
   return pool;
 }
 
-static int collect_edit(void *ctx, const pbd_Edit *e) {
+int tu_edit_line(void *ctx, const pbd_Edit *e) {
   pbd_Buf *b = ctx;
   pbd_TextOptions o = {0};
   pbd_Buf_Printf(b, "%s %s: ", pbd_EditKind_String(e->kind), e->path);
@@ -178,7 +178,7 @@ char *tu_diff_hex(const pbd_MessageDef *t, const char *lhex, const char *rhex,
   ck_assert_msg(rm != NULL, "right %s: %s at %zu (%s)", rhex, s.msg, s.offset, s.path);
   pbd_Buf whole = {0};
   pbd_Buf_AppendStr(&whole, "");
-  ck_assert_int_eq(pbd_Diff_Run(lm, rm, d, collect_edit, &whole, NULL, &s), 0);
+  ck_assert_int_eq(pbd_Diff_Run(lm, rm, d, tu_edit_line, &whole, NULL, &s), 0);
   if (hash_equal) *hash_equal = pbd_Hash128_Equal(lm->hash, rm->hash);
   /* the hash pass, with no tree, agrees with the tree on both inputs */
   pbd_Hash128 lh, rh;
@@ -201,7 +201,7 @@ char *tu_diff_hex(const pbd_MessageDef *t, const char *lhex, const char *rhex,
   pbd_Buf out = {0};
   pbd_Buf_AppendStr(&out, "");
   pbd_CompareResult res;
-  ck_assert_int_ge(pbd_Compare(l, ln, r, rn, &co, collect_edit, &out, &res, &s), 0);
+  ck_assert_int_ge(pbd_Compare(l, ln, r, rn, &co, tu_edit_line, &out, &res, &s), 0);
   ck_assert_msg(!strcmp(out.data, whole.data), "%s vs %s: shallow walk\n[%s]\nwhole trees\n[%s]",
                 lhex, rhex, out.data, whole.data);
   pbd_Buf_Free(&whole);
@@ -286,6 +286,58 @@ const pbd_MessageDef *tu_message(pbd_DefPool **pool, const char *proto, const ch
   const pbd_MessageDef *m = pbd_DefPool_FindMessageByName(*pool, name);
   ck_assert_msg(m != NULL, "no message %s in %s", name, proto);
   return m;
+}
+
+static const struct {
+  const char *package, *proto;
+} kSchemas[] = {
+    {"sem3.", "proto/sem3.proto"},
+    {"sem2.", "proto/sem2.proto"},
+    {"onnxtest.", "proto/onnx_optional.proto"},
+    {"onnx.", "/usr/include/onnx/onnx.proto"},
+};
+static pbd_DefPool *schema_pools[sizeof kSchemas / sizeof kSchemas[0]];
+
+static size_t schema_of(const char *name) {
+  for (size_t i = 0; i < sizeof kSchemas / sizeof kSchemas[0]; i++)
+    if (!strncmp(name, kSchemas[i].package, strlen(kSchemas[i].package))) return i;
+  ck_abort_msg("no test schema for the type %s", name);
+  return 0;
+}
+
+pbd_DefPool *tu_type_pool(const char *name) {
+  size_t i = schema_of(name);
+  if (!schema_pools[i]) schema_pools[i] = tu_load_pool(kSchemas[i].proto);
+  return schema_pools[i];
+}
+
+const pbd_MessageDef *tu_type(const char *name) {
+  size_t i = schema_of(name);
+  return tu_message(&schema_pools[i], kSchemas[i].proto, name);
+}
+
+char *tu_hex_of(const char *s) {
+  size_t n = strlen(s);
+  char *out = malloc(n * 2 + 1);
+  ck_assert_ptr_nonnull(out);
+  for (size_t i = 0; i < n; i++) sprintf(out + 2 * i, "%02x", (unsigned char)s[i]);
+  out[2 * n] = '\0';
+  return out;
+}
+
+size_t tu_varint(uint8_t *p, uint64_t v) {
+  size_t n = 0;
+  for (; v >= 0x80; v >>= 7) p[n++] = (uint8_t)(v | 0x80);
+  p[n++] = (uint8_t)v;
+  return n;
+}
+
+int tu_main(Suite *s) {
+  SRunner *r = srunner_create(s);
+  srunner_run_all(r, CK_NORMAL);
+  int failed = srunner_ntests_failed(r);
+  srunner_free(r);
+  return failed ? EXIT_FAILURE : EXIT_SUCCESS;
 }
 
 char *tu_report(int fmt, const void *opts, const pbd_Edit *edits, size_t n, bool equal) {

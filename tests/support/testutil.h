@@ -3,6 +3,7 @@
 #ifndef PBD_TESTUTIL_H_
 #define PBD_TESTUTIL_H_
 
+#include <check.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -45,6 +46,28 @@ char *tu_diff_hex(const pbd_MessageDef *t, const char *lhex, const char *rhex,
  * tu_load_pool), loaded into *pool on first use; fails the test when the
  * type is not there. */
 const pbd_MessageDef *tu_message(pbd_DefPool **pool, const char *proto, const char *name);
+
+/* The message type `name` of one of the test schemas, chosen by the name's
+ * package: sem3.* (testdata/proto/sem3.proto), sem2.* (proto/sem2.proto),
+ * onnxtest.* (proto/onnx_optional.proto), onnx.* (the installed onnx.proto).
+ * Each schema is compiled once per process; fails the test on an unknown
+ * package or type. */
+const pbd_MessageDef *tu_type(const char *name);
+/* The pool of that schema (loading it on first use). */
+pbd_DefPool *tu_type_pool(const char *name);
+
+/* A pbd_DiffEmitFn that appends the edit to the pbd_Buf ctx as one line,
+ * "KIND PATH: LEFT -> RIGHT" (the form of tu_diff_hex). */
+int tu_edit_line(void *buf, const pbd_Edit *e);
+
+/* The bytes of a C string as hex digits (malloc'd). */
+char *tu_hex_of(const char *s);
+/* Writes v as a base-128 varint at p; returns its length (at most 10). */
+size_t tu_varint(uint8_t *p, uint64_t v);
+
+/* Runs the suite (CK_NORMAL output, forking as CK_FORK says) and returns
+ * main's exit status: 0 when every test passed. */
+int tu_main(Suite *s);
 
 /* Feeds edits to a new reporter (cli/report.h; fmt is a pbd_ReportFormat,
  * opts a pbd_ReportOptions or NULL) and returns what it wrote (malloc'd);

@@ -80,9 +80,5 @@ int main(void) {
   tcase_add_test(t, library_example);
   tcase_add_test(t, compare_call);
   suite_add_tcase(s, t);
-  SRunner *r = srunner_create(s);
-  srunner_run_all(r, CK_NORMAL);
-  int failed = srunner_ntests_failed(r);
-  srunner_free(r);
-  return failed ? 1 : 0;
+  return tu_main(s);
 }

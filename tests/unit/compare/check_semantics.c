@@ -14,18 +14,13 @@
 #include "pbdiff.h"
 #include "tree/tree.h"
 
-static pbd_DefPool *pool3, *pool2, *pool_onnx;
 
-static const pbd_MessageDef *type3(const char *n) {
-  return tu_message(&pool3, "proto/sem3.proto", n);
-}
-static const pbd_MessageDef *type2(const char *n) { return tu_message(&pool2, "proto/sem2.proto", n); }
 
 static pbd_TreeOptions opts_default(void) {
   pbd_TreeOptions o;
   memset(&o, 0, sizeof o);
   o.hash_seed = 12345;
-  o.pool = pool3;
+  o.pool = tu_type_pool("sem3.");
   return o;
 }
 
@@ -129,18 +124,10 @@ static pbd_Status parse_fail(const pbd_MessageDef *t, const char *hex, const pbd
   return s;
 }
 
-static char *hex_of(const char *s) {
-  size_t n = strlen(s);
-  char *out = malloc(n * 2 + 1);
-  for (size_t i = 0; i < n; i++) sprintf(out + 2 * i, "%02x", (unsigned char)s[i]);
-  out[2 * n] = '\0';
-  return out;
-}
-
 /* ---- Rule 1: field order ------------------------------------------------ */
 
 START_TEST(rule1_field_order) {
-  const pbd_MessageDef *M = type3("sem3.M");
+  const pbd_MessageDef *M = tu_type("sem3.M");
   expect(M, "08 01 10 02", "10 02 08 01", "");
   /* repeated elements interleaved with other fields keep their order */
   expect(M, "70 01 08 05 70 02", "70 01 70 02 08 05", "");
@@ -152,7 +139,7 @@ END_TEST
 /* ---- Rule 2: last value wins; oneofs ------------------------------------ */
 
 START_TEST(rule2_last_value_wins) {
-  const pbd_MessageDef *M = type3("sem3.M");
+  const pbd_MessageDef *M = tu_type("sem3.M");
   expect(M, "08 01 08 02", "08 02", "");               /* the seed's example */
   expect(M, "08 01 08 02", "08 01", "changed i32: 2 -> 1\n");
   expect(M, "52 01 61 52 01 62", "52 01 62", "");      /* strings too */
@@ -161,7 +148,7 @@ START_TEST(rule2_last_value_wins) {
 END_TEST
 
 START_TEST(rule2_oneof_last_member_wins) {
-  const pbd_MessageDef *M = type3("sem3.M");
+  const pbd_MessageDef *M = tu_type("sem3.M");
   expect(M, "98 01 05 a2 01 01 78", "a2 01 01 78", "");
   expect(M, "a2 01 01 78 98 01 05", "98 01 05", "");
   /* the same message member twice merges */
@@ -177,7 +164,7 @@ END_TEST
 /* ---- Rule 3: messages merge --------------------------------------------- */
 
 START_TEST(rule3_messages_merge) {
-  const pbd_MessageDef *M = type3("sem3.M");
+  const pbd_MessageDef *M = tu_type("sem3.M");
   expect(M, "6a 02 08 01 6a 03 12 01 78", "6a 05 08 01 12 01 78", "");
   /* scalars replaced */
   expect(M, "6a 02 08 01 6a 02 08 02", "6a 02 08 02", "");
@@ -191,7 +178,7 @@ START_TEST(rule3_messages_merge) {
 END_TEST
 
 START_TEST(rule3_concatenation_is_merge) {
-  const pbd_MessageDef *M = type3("sem3.M");
+  const pbd_MessageDef *M = tu_type("sem3.M");
   /* A = {i32:1 inner{a:1} ri:[1]}, B = {i64:2 inner{s:"x"} ri:[2]};
    * A||B must equal their merge. */
   expect(M, "08 01 6a 02 08 01 72 01 01" "10 02 6a 03 12 01 78 72 01 02",
@@ -202,14 +189,14 @@ END_TEST
 /* ---- Rule 4: packed == unpacked ----------------------------------------- */
 
 START_TEST(rule4_packed_unpacked) {
-  const pbd_MessageDef *M = type3("sem3.M");
+  const pbd_MessageDef *M = tu_type("sem3.M");
   expect(M, "72 03 01 02 03", "70 01 70 02 70 03", "");
   expect(M, "70 01 72 02 02 03", "72 03 01 02 03", "");
   expect(M, "c2 01 08 0000803f 00000040", "c5 01 0000803f c5 01 00000040", "");
   expect(M, "ea 01 08 000000000000f03f", "e9 01 000000000000f03f", "");
   expect(M, "72 02 01 02", "70 01 70 02 70 03", "added ri[2]: _ -> 3\n");
   /* proto2 repeated, unpacked by default, also reads packed */
-  expect(type2("sem2.M"), "4a 02 01 02", "48 01 48 02", "");
+  expect(tu_type("sem2.M"), "4a 02 01 02", "48 01 48 02", "");
   /* an empty packed run adds nothing */
   expect(M, "72 00", "", "");
 }
@@ -218,7 +205,7 @@ END_TEST
 /* ---- Rule 5: maps ------------------------------------------------------- */
 
 START_TEST(rule5_map_order_and_duplicates) {
-  const pbd_MessageDef *M = type3("sem3.M");
+  const pbd_MessageDef *M = tu_type("sem3.M");
   const char *a1 = "82 01 05 0a 01 61 10 01", *b2 = "82 01 05 0a 01 62 10 02";
   const char *a2 = "82 01 05 0a 01 61 10 02";
   char l[256], r[256];
@@ -239,7 +226,7 @@ START_TEST(rule5_map_order_and_duplicates) {
 END_TEST
 
 START_TEST(rule5_map_entry_defaults_and_order) {
-  const pbd_MessageDef *M = type3("sem3.M");
+  const pbd_MessageDef *M = tu_type("sem3.M");
   expect(M, "82 01 02 10 05", "82 01 04 0a 00 10 05", "");       /* missing key */
   expect(M, "82 01 03 0a 01 61", "82 01 05 0a 01 61 10 00", "");  /* missing value */
   expect(M, "82 01 05 10 01 0a 01 61", "82 01 05 0a 01 61 10 01", ""); /* order inside */
@@ -255,7 +242,7 @@ END_TEST
 /* ---- Rule 6: unknown fields --------------------------------------------- */
 
 START_TEST(rule6_unknown_fields) {
-  const pbd_MessageDef *M = type3("sem3.M");
+  const pbd_MessageDef *M = tu_type("sem3.M");
   expect(M, "08 01 f8 07 05", "08 01", "removed 127[0]: 5 -> _\n");
   expect_each(M, "f8 07 01 f8 07 02", "f8 07 02 f8 07 01",
               "removed 127[0]: 1 -> _\nadded 127[1]: _ -> 1\n",
@@ -278,14 +265,14 @@ END_TEST
 /* ---- Rule 7: defaults and presence -------------------------------------- */
 
 START_TEST(rule7_implicit_default_is_absent) {
-  const pbd_MessageDef *M = type3("sem3.M");
+  const pbd_MessageDef *M = tu_type("sem3.M");
   expect(M, "08 00 52 00 38 00 60 00", "", "");
   expect(M, "08 05", "", "changed i32: 5 -> 0\n");
 }
 END_TEST
 
 START_TEST(rule7_presence) {
-  const pbd_MessageDef *M = type3("sem3.M");
+  const pbd_MessageDef *M = tu_type("sem3.M");
   expect(M, "90 01 00", "", "presence oi: 0 -> _\n");
   expect(M, "90 01 03", "", "removed oi: 3 -> _\n");
   expect(M, "6a 00", "", "presence inner: { } -> _\n");
@@ -300,7 +287,7 @@ START_TEST(rule7_presence) {
 END_TEST
 
 START_TEST(rule7_proto2_defaults) {
-  const pbd_MessageDef *M = type2("sem2.M");
+  const pbd_MessageDef *M = tu_type("sem2.M");
   pbd_TreeOptions o = opts_default();
   expect(M, "08 00", "", "presence i: 0 -> _\n");
   expect(M, "10 07", "", "presence di: 7 -> _\n");            /* declared default */
@@ -318,9 +305,7 @@ START_TEST(rule7_onnx_empty_optional_value) {
   /* ONNX's test file for an empty optional value writes 10 00: OptionalProto
    * elem_type (field 2, proto2) set to 0.  Read the real file and compare it
    * with itself minus those two bytes. */
-  if (!pool_onnx) pool_onnx = tu_load_pool("proto/onnx_optional.proto");
-  const pbd_MessageDef *M = pbd_DefPool_FindMessageByName(pool_onnx, "onnxtest.OptionalProto");
-  ck_assert_ptr_nonnull(M);
+  const pbd_MessageDef *M = tu_type("onnxtest.OptionalProto");
   size_t n;
   uint8_t *file = tu_read_file("/usr/share/libonnx-testdata/data/node/"
                                "test_optional_has_element_empty/test_data_set_0/input_0.pb", &n);
@@ -346,7 +331,7 @@ END_TEST
 /* ---- Rule 8: integers ---------------------------------------------------- */
 
 START_TEST(rule8_integers) {
-  const pbd_MessageDef *M = type3("sem3.M");
+  const pbd_MessageDef *M = tu_type("sem3.M");
   expect(M, "08 81 80 00", "08 01", "");                          /* non-minimal */
   expect(M, "08 ff ff ff ff ff ff ff ff ff 01", "08 ff ff ff ff 0f", ""); /* int32 -1 */
   expect(M, "18 ff ff ff ff 1f", "18 ff ff ff ff 0f", "");       /* uint32 low 32 bits */
@@ -358,12 +343,12 @@ START_TEST(rule8_integers) {
   expect(M, "cd 01 ffffffff", "cd 01 feffffff", "changed fx32: 4294967295 -> 4294967294\n");
   expect(M, "dd 01 ffffffff", "", "changed sfx32: -1 -> 0\n");
   /* a missing required field is not an error */
-  expect(type2("sem2.M"), "", "08 01", "added i: _ -> 1\n");
+  expect(tu_type("sem2.M"), "", "08 01", "added i: _ -> 1\n");
 }
 END_TEST
 
 START_TEST(rule8_bad_field_numbers) {
-  const pbd_MessageDef *M = type3("sem3.M");
+  const pbd_MessageDef *M = tu_type("sem3.M");
   pbd_TreeOptions o = opts_default();
   pbd_Status s = parse_fail(M, "08 01 00 01", &o);
   ck_assert_int_eq(s.code, kPbd_Status_Malformed);
@@ -378,10 +363,10 @@ END_TEST
 /* ---- Rule 9: enums ------------------------------------------------------ */
 
 START_TEST(rule9_enums) {
-  const pbd_MessageDef *M3 = type3("sem3.M");
+  const pbd_MessageDef *M3 = tu_type("sem3.M");
   expect(M3, "60 01", "60 02", "changed color: RED -> GREEN\n");
   expect(M3, "60 07", "", "changed color: 7 -> COLOR_UNSPECIFIED\n"); /* open enum */
-  const pbd_MessageDef *M2 = type2("sem2.M");
+  const pbd_MessageDef *M2 = tu_type("sem2.M");
   /* closed enum: an unknown value goes to unknown fields */
   expect(M2, "20 05", "", "removed 4[0]: 5 -> _\n");
   expect(M2, "20 01 20 05", "20 01", "removed 4[0]: 5 -> _\n");
@@ -393,7 +378,7 @@ START_TEST(rule9_enums) {
   expect_o(M2, &o, "2a 03 01 05 02 20 05", "2a 02 01 02", "");
   /* a map entry whose closed-enum value is unknown stays whole, as an
    * unknown field, not an entry with the default value */
-  const pbd_MessageDef *W = type2("sem2.WithMap");
+  const pbd_MessageDef *W = tu_type("sem2.WithMap");
   expect(W, "0a 04 08 01 10 01", "0a 04 08 01 10 01", "");
   expect(W, "0a 04 08 01 10 07", "0a 02 08 01",
          "added kinds[1]: _ -> ZERO\nremoved 1[0]: { 1: 1 2: 7 } -> _\n");
@@ -404,7 +389,7 @@ END_TEST
 /* ---- Rule 10: floats ---------------------------------------------------- */
 
 START_TEST(rule10_floats) {
-  const pbd_MessageDef *M3 = type3("sem3.M");
+  const pbd_MessageDef *M3 = tu_type("sem3.M");
   expect(M3, "45 0000c07f", "45 0100c07f", "");                /* NaNs equal */
   expect(M3, "49 000000000000f87f", "49 010000000000f8ff", "");
   expect(M3, "45 0000803f", "45 00000040", "changed f: 1 -> 2\n");
@@ -412,7 +397,7 @@ START_TEST(rule10_floats) {
   expect(M3, "45 00000080", "", "changed f: -0 -> 0\n");
   /* -0.0 equals +0.0 where both are set */
   expect(M3, "85 02 00000080", "85 02 00000000", "");
-  expect(type2("sem2.M"), "55 00000080", "55 00000000", "");
+  expect(tu_type("sem2.M"), "55 00000080", "55 00000000", "");
   expect(M3, "c2 01 08 0000c07f 00000080", "c2 01 08 0100c0ff 00000000", "");
   pbd_TreeOptions o = opts_default();
   o.float_bits = true;
@@ -424,7 +409,7 @@ END_TEST
 /* ---- Rule 11: Any ------------------------------------------------------- */
 
 static char *any_hex(const char *url, const char *value_hex) {
-  char *u = hex_of(url);
+  char *u = tu_hex_of(url);
   size_t vn;
   free(tu_hex(value_hex, &vn));
   size_t body = 2 + strlen(url) + 2 + vn;
@@ -435,7 +420,7 @@ static char *any_hex(const char *url, const char *value_hex) {
 }
 
 START_TEST(rule11_any) {
-  const pbd_MessageDef *M = type3("sem3.M");
+  const pbd_MessageDef *M = tu_type("sem3.M");
   const char *url = "type.googleapis.com/sem3.Inner";
   char *a = any_hex(url, "08 01 12 01 78"), *b = any_hex(url, "12 01 78 08 01");
   char *c = any_hex(url, "08 02 12 01 78");
@@ -452,7 +437,7 @@ END_TEST
 /* ---- Rule 12: groups and extensions -------------------------------------- */
 
 START_TEST(rule12_groups_extensions) {
-  const pbd_MessageDef *M = type2("sem2.M");
+  const pbd_MessageDef *M = tu_type("sem2.M");
   expect(M, "3b 40 01 3c", "3b 40 02 3c", "changed g.ga: 1 -> 2\n");
   expect(M, "3b 40 01 3c 3b 3c", "3b 40 01 3c", "");   /* groups merge as messages */
   expect(M, "a0 06 05", "a0 06 06", "changed [sem2.ext_i]: 5 -> 6\n");
@@ -484,7 +469,7 @@ END_TEST
 /* ---- Errors --------------------------------------------------------------- */
 
 START_TEST(errors_malformed) {
-  const pbd_MessageDef *M = type3("sem3.M");
+  const pbd_MessageDef *M = tu_type("sem3.M");
   pbd_TreeOptions o = opts_default();
   pbd_Status s = parse_fail(M, "08", &o);
   ck_assert_int_eq(s.offset, 1);
@@ -517,7 +502,7 @@ START_TEST(errors_malformed) {
 END_TEST
 
 START_TEST(errors_utf8) {
-  const pbd_MessageDef *M = type3("sem3.M");
+  const pbd_MessageDef *M = tu_type("sem3.M");
   pbd_TreeOptions o = opts_default();
   pbd_Status s = parse_fail(M, "52 01 ff", &o);
   ck_assert_int_eq(s.code, kPbd_Status_BadUtf8);
@@ -531,12 +516,12 @@ START_TEST(errors_utf8) {
   ck_assert_int_eq(s.code, kPbd_Status_BadUtf8);
   /* valid multi-byte UTF-8 passes; proto2 strings are not checked */
   expect(M, "52 04 f0 9f 98 80", "52 04 f0 9f 98 80", "");
-  expect(type2("sem2.M"), "72 01 ff", "72 01 ff", "");
+  expect(tu_type("sem2.M"), "72 01 ff", "72 01 ff", "");
 }
 END_TEST
 
 START_TEST(errors_depth) {
-  const pbd_MessageDef *I = type3("sem3.Inner");
+  const pbd_MessageDef *I = tu_type("sem3.Inner");
   /* 101 nested `child` messages: over the default limit of 100 */
   uint8_t buf[1024];
   size_t n = 0;
@@ -577,7 +562,7 @@ END_TEST
 
 /* Every prefix of a valid message parses cleanly or fails cleanly. */
 START_TEST(errors_every_prefix) {
-  const pbd_MessageDef *M = type3("sem3.M");
+  const pbd_MessageDef *M = tu_type("sem3.M");
   size_t n;
   char *any = any_hex("type.googleapis.com/sem3.Inner", "08 01 12 01 78");
   char hex[1024];
@@ -630,13 +615,6 @@ END_TEST
  * what the walk over whole trees reports, for one changed element in the
  * middle, first and last, with RIGHT written another way (each element's
  * fields in reverse order, its packed field unpacked). */
-static size_t put_varint(uint8_t *p, uint64_t v) {
-  size_t n = 0;
-  for (; v >= 0x80; v >>= 7) p[n++] = (uint8_t)(v | 0x80);
-  p[n++] = (uint8_t)v;
-  return n;
-}
-
 /* sem3.M with `count` rm elements {a: i, s: "name-i", r: [i, i+1]}; element
  * `changed` gets a = -1; reversed writes each element's fields backwards and
  * r unpacked. */
@@ -649,19 +627,19 @@ static uint8_t *big_m(size_t count, size_t changed, bool reversed, size_t *len) 
     int nl = snprintf(name, sizeof name, "name-%zu", i);
     uint64_t a = i == changed ? (uint64_t)-1 : i;
     if (!reversed) {
-      el[n++] = 0x08, n += put_varint(el + n, a);
+      el[n++] = 0x08, n += tu_varint(el + n, a);
       el[n++] = 0x12, el[n++] = (uint8_t)nl, memcpy(el + n, name, (size_t)nl), n += (size_t)nl;
-      size_t pl = put_varint(el + n + 2, i);
-      pl += put_varint(el + n + 2 + pl, i + 1);
+      size_t pl = tu_varint(el + n + 2, i);
+      pl += tu_varint(el + n + 2 + pl, i + 1);
       el[n++] = 0x1a, el[n++] = (uint8_t)pl, n += pl;
     } else {
-      el[n++] = 0x18, n += put_varint(el + n, i);
-      el[n++] = 0x18, n += put_varint(el + n, i + 1);
+      el[n++] = 0x18, n += tu_varint(el + n, i);
+      el[n++] = 0x18, n += tu_varint(el + n, i + 1);
       el[n++] = 0x12, el[n++] = (uint8_t)nl, memcpy(el + n, name, (size_t)nl), n += (size_t)nl;
-      el[n++] = 0x08, n += put_varint(el + n, a);
+      el[n++] = 0x08, n += tu_varint(el + n, a);
     }
     *p++ = 0x7a; /* field 15, LEN */
-    p += put_varint(p, n);
+    p += tu_varint(p, n);
     memcpy(p, el, n);
     p += n;
   }
@@ -669,19 +647,8 @@ static uint8_t *big_m(size_t count, size_t changed, bool reversed, size_t *len) 
   return b;
 }
 
-static int collect(void *ctx, const pbd_Edit *e) {
-  pbd_Buf *b = ctx;
-  pbd_TextOptions to = {0};
-  pbd_Buf_Printf(b, "%s %s: ", pbd_EditKind_String(e->kind), e->path);
-  if (e->left.kind != kPbd_Value_None) pbd_Format_TextValue(b, &e->left, &to);
-  pbd_Buf_AppendStr(b, " -> ");
-  if (e->right.kind != kPbd_Value_None) pbd_Format_TextValue(b, &e->right, &to);
-  pbd_Buf_AppendChar(b, '\n');
-  return 0;
-}
-
 START_TEST(large_inputs_walk_as_whole_trees) {
-  const pbd_MessageDef *M = type3("sem3.M");
+  const pbd_MessageDef *M = tu_type("sem3.M");
   pbd_TreeOptions o = opts_default();
   size_t cases[][2] = {{60000, 31234}, {60000, 0}, {60000, 59999}};
   for (size_t k = 0; k < 3; k++) {
@@ -698,13 +665,13 @@ START_TEST(large_inputs_walk_as_whole_trees) {
     pbd_Buf whole = {0}, piped = {0};
     pbd_Buf_AppendStr(&whole, "");
     pbd_Buf_AppendStr(&piped, "");
-    ck_assert_int_eq(pbd_Diff_Run(lm, rm, NULL, collect, &whole, NULL, &s), 0);
+    ck_assert_int_eq(pbd_Diff_Run(lm, rm, NULL, tu_edit_line, &whole, NULL, &s), 0);
     pbd_CompareOptions co = pbd_CompareOptions_Default();
     co.type = M;
     co.pool = o.pool;
     co.parallel = true;
     co.hash_seed = o.hash_seed;
-    ck_assert_int_eq(pbd_Compare(l, ln, r, rn, &co, collect, &piped, NULL, &s), 1);
+    ck_assert_int_eq(pbd_Compare(l, ln, r, rn, &co, tu_edit_line, &piped, NULL, &s), 1);
     ck_assert_str_eq(piped.data, whole.data);
     ck_assert_ptr_nonnull(strstr(whole.data, "changed rm["));
     pbd_Buf_Free(&whole);
@@ -719,7 +686,7 @@ END_TEST
 /* Hash seeds: the same content hashes equal under one seed, and the seed
  * changes the hash (so crafted collisions do not carry across runs). */
 START_TEST(hash_seeded) {
-  const pbd_MessageDef *M = type3("sem3.M");
+  const pbd_MessageDef *M = tu_type("sem3.M");
   size_t n;
   uint8_t *b = tu_hex("08 01 52 01 78", &n);
   pbd_TreeOptions o = opts_default();
@@ -770,9 +737,5 @@ static Suite *suite(void) {
 }
 
 int main(void) {
-  SRunner *r = srunner_create(suite());
-  srunner_run_all(r, CK_NORMAL);
-  int failed = srunner_ntests_failed(r);
-  srunner_free(r);
-  return failed ? 1 : 0;
+  return tu_main(suite());
 }

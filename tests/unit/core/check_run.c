@@ -66,9 +66,5 @@ int main(void) {
   tcase_add_test(t, files_for_the_streams);
   tcase_add_test(t, a_program_that_is_not_there);
   suite_add_tcase(su, t);
-  SRunner *r = srunner_create(su);
-  srunner_run_all(r, CK_NORMAL);
-  int failed = srunner_ntests_failed(r);
-  srunner_free(r);
-  return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+  return tu_main(su);
 }

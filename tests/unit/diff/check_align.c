@@ -7,6 +7,7 @@
 #include <time.h>
 
 #include "diff/align.h"
+#include "testutil.h"
 
 static pbd_Hash128 h(uint64_t v) { return (pbd_Hash128){v * 0x9E3779B97F4A7C15ull + 1, v}; }
 
@@ -187,9 +188,5 @@ int main(void) {
   tcase_add_test(t, align_long_edits);
   tcase_add_test(t, lis);
   suite_add_tcase(s, t);
-  SRunner *r = srunner_create(s);
-  srunner_run_all(r, CK_NORMAL);
-  int failed = srunner_ntests_failed(r);
-  srunner_free(r);
-  return failed ? 1 : 0;
+  return tu_main(s);
 }

@@ -443,9 +443,5 @@ int main(void) {
   tcase_add_test(t, cli_options);
   tcase_add_test(t, cli_explain_and_report_options);
   suite_add_tcase(s, t);
-  SRunner *r = srunner_create(s);
-  srunner_run_all(r, CK_NORMAL);
-  int failed = srunner_ntests_failed(r);
-  srunner_free(r);
-  return failed ? 1 : 0;
+  return tu_main(s);
 }

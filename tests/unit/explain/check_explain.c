@@ -16,18 +16,7 @@
 #include "testutil.h"
 #include "tree/tree.h"
 
-static pbd_DefPool *pool3, *pool2, *pool_onnx;
-
-static const pbd_MessageDef *type3(const char *n) {
-  return tu_message(&pool3, "proto/sem3.proto", n);
-}
-static const pbd_MessageDef *type2(const char *n) { return tu_message(&pool2, "proto/sem2.proto", n); }
-static const pbd_MessageDef *onnx_model(void) {
-  if (!pool_onnx) pool_onnx = tu_load_pool("/usr/include/onnx/onnx.proto");
-  const pbd_MessageDef *m = pbd_DefPool_FindMessageByName(pool_onnx, "onnx.ModelProto");
-  ck_assert_ptr_nonnull(m);
-  return m;
-}
+static const pbd_MessageDef *onnx_model(void) { return tu_type("onnx.ModelProto"); }
 
 static const char *kOnnxAbs = "/usr/share/libonnx-testdata/data/node/test_abs/model.onnx";
 
@@ -127,18 +116,10 @@ static pbd_EncodingCount count_of(const pbd_MessageDef *t, const pbd_ExplainOpti
   return p.by_kind[k];
 }
 
-static char *hex_of(const char *s) {
-  size_t n = strlen(s);
-  char *out = malloc(n * 2 + 1);
-  for (size_t i = 0; i < n; i++) sprintf(out + 2 * i, "%02x", (unsigned char)s[i]);
-  out[2 * n] = '\0';
-  return out;
-}
-
 /* ---- One test per kind ---------------------------------------------------- */
 
 START_TEST(kind_field_order) {
-  const pbd_MessageDef *M = type3("sem3.M");
+  const pbd_MessageDef *M = tu_type("sem3.M");
   expect(M, "08 01 10 02", "10 02 08 01", "field order: 0 in LEFT, 1 in RIGHT (at byte 2)\n");
   /* repeated elements interleaved with another field: only that field */
   expect(M, "70 01 08 05 70 02", "08 05 70 01 70 02",
@@ -156,7 +137,7 @@ START_TEST(kind_field_order) {
   expect(M, "82 01 05 10 01 0a 01 61", "82 01 05 0a 01 61 10 01",
          "field order: 1 in LEFT (at byte 5), 0 in RIGHT\n");
   /* proto2: groups and extensions are fields like any other */
-  const pbd_MessageDef *M2 = type2("sem2.M");
+  const pbd_MessageDef *M2 = tu_type("sem2.M");
   expect(M2, "3b 40 01 3c 08 01", "08 01 3b 40 01 3c",
          "field order: 1 in LEFT (at byte 4), 0 in RIGHT\n");
   expect(M2, "a0 06 05 08 01", "08 01 a0 06 05", "field order: 1 in LEFT (at byte 3), 0 in RIGHT\n");
@@ -167,7 +148,7 @@ START_TEST(kind_field_order) {
 END_TEST
 
 START_TEST(kind_packed_unpacked) {
-  const pbd_MessageDef *M = type3("sem3.M");
+  const pbd_MessageDef *M = tu_type("sem3.M");
   expect(M, "72 02 01 02", "70 01 70 02",
          "packed: 1 in LEFT (at byte 0), 0 in RIGHT\n"
          "unpacked: 0 in LEFT, 2 in RIGHT (first at byte 0)\n");
@@ -182,7 +163,7 @@ START_TEST(kind_packed_unpacked) {
          "packed: 1 in LEFT (at byte 0), 0 in RIGHT\n"
          "unpacked: 0 in LEFT, 2 in RIGHT (first at byte 0)\n");
   /* proto2 [packed = true] enum */
-  const pbd_MessageDef *M2 = type2("sem2.M");
+  const pbd_MessageDef *M2 = tu_type("sem2.M");
   expect(M2, "2a 02 01 02", "28 01 28 02",
          "packed: 1 in LEFT (at byte 0), 0 in RIGHT\n"
          "unpacked: 0 in LEFT, 2 in RIGHT (first at byte 0)\n");
@@ -190,14 +171,14 @@ START_TEST(kind_packed_unpacked) {
 END_TEST
 
 START_TEST(kind_empty_packed_run) {
-  const pbd_MessageDef *M = type3("sem3.M");
+  const pbd_MessageDef *M = tu_type("sem3.M");
   expect(M, "08 01 72 00", "08 01", "empty packed run: 1 in LEFT (at byte 2), 0 in RIGHT\n");
   expect(M, "72 00 72 01 05", "72 01 05", "empty packed run: 1 in LEFT (at byte 0), 0 in RIGHT\n");
 }
 END_TEST
 
 START_TEST(kind_non_minimal_varint) {
-  const pbd_MessageDef *M = type3("sem3.M");
+  const pbd_MessageDef *M = tu_type("sem3.M");
   /* a value */
   expect(M, "08 81 00", "08 01", "non-minimal varint: 1 in LEFT (at byte 1), 0 in RIGHT\n");
   /* a tag */
@@ -216,14 +197,14 @@ START_TEST(kind_non_minimal_varint) {
   expect(M, "6a 04 88 00 81 00", "6a 02 08 01",
          "non-minimal varint: 2 in LEFT (first at byte 2), 0 in RIGHT\n");
   /* group end tag (proto2) */
-  const pbd_MessageDef *M2 = type2("sem2.M");
+  const pbd_MessageDef *M2 = tu_type("sem2.M");
   expect(M2, "3b 40 01 bc 00", "3b 40 01 3c",
          "non-minimal varint: 1 in LEFT (at byte 3), 0 in RIGHT\n");
 }
 END_TEST
 
 START_TEST(kind_non_canonical_value) {
-  const pbd_MessageDef *M = type3("sem3.M");
+  const pbd_MessageDef *M = tu_type("sem3.M");
   /* int32 -1 in 5 bytes (the 32-bit form) vs sign-extended in 10 */
   expect(M, "08 ffffffff0f", "08 ffffffffffffffffff01",
          "non-canonical value: 1 in LEFT (at byte 1), 0 in RIGHT\n");
@@ -238,7 +219,7 @@ START_TEST(kind_non_canonical_value) {
 END_TEST
 
 START_TEST(kind_zero_sign_or_nan) {
-  const pbd_MessageDef *M = type3("sem3.M");
+  const pbd_MessageDef *M = tu_type("sem3.M");
   /* optional float: -0.0 and +0.0 both set are equal */
   expect(M, "85 02 00000080", "85 02 00000000", "-0.0 or NaN: 1 in LEFT (at byte 2), 0 in RIGHT\n");
   /* repeated double, unpacked */
@@ -253,7 +234,7 @@ START_TEST(kind_zero_sign_or_nan) {
 END_TEST
 
 START_TEST(kind_repeated_singular) {
-  const pbd_MessageDef *M = type3("sem3.M");
+  const pbd_MessageDef *M = tu_type("sem3.M");
   expect(M, "08 01 08 02", "08 02", "singular field repeated: 1 in LEFT (at byte 2), 0 in RIGHT\n");
   expect(M, "52 01 61 52 01 62", "52 01 62",
          "singular field repeated: 1 in LEFT (at byte 3), 0 in RIGHT\n");
@@ -261,28 +242,28 @@ START_TEST(kind_repeated_singular) {
   expect(M, "98 01 05 98 01 06", "98 01 06",
          "singular field repeated: 1 in LEFT (at byte 3), 0 in RIGHT\n");
   /* proto2 optional */
-  const pbd_MessageDef *M2 = type2("sem2.M");
+  const pbd_MessageDef *M2 = tu_type("sem2.M");
   expect(M2, "08 01 08 02 08 03", "08 03",
          "singular field repeated: 2 in LEFT (first at byte 2), 0 in RIGHT\n");
 }
 END_TEST
 
 START_TEST(kind_split_message) {
-  const pbd_MessageDef *M = type3("sem3.M");
+  const pbd_MessageDef *M = tu_type("sem3.M");
   expect(M, "6a 02 08 01 6a 03 12 01 78", "6a 05 08 01 12 01 78",
          "split message: 1 in LEFT (at byte 4), 0 in RIGHT\n");
   /* the same oneof message member twice */
   expect(M, "aa 01 02 08 01 aa 01 03 12 01 79", "aa 01 05 08 01 12 01 79",
          "split message: 1 in LEFT (at byte 5), 0 in RIGHT\n");
   /* a group written in two parts (proto2) */
-  const pbd_MessageDef *M2 = type2("sem2.M");
+  const pbd_MessageDef *M2 = tu_type("sem2.M");
   expect(M2, "3b 40 01 3c 3b 40 02 3c", "3b 40 02 3c",
          "split message: 1 in LEFT (at byte 4), 0 in RIGHT\n");
 }
 END_TEST
 
 START_TEST(kind_oneof_overwritten) {
-  const pbd_MessageDef *M = type3("sem3.M");
+  const pbd_MessageDef *M = tu_type("sem3.M");
   expect(M, "98 01 05 a2 01 01 78", "a2 01 01 78",
          "oneof overwritten: 1 in LEFT (at byte 3), 0 in RIGHT\n");
   /* a message member set again after another: starts afresh, not a split */
@@ -293,7 +274,7 @@ START_TEST(kind_oneof_overwritten) {
 END_TEST
 
 START_TEST(kind_map_entry_order) {
-  const pbd_MessageDef *M = type3("sem3.M");
+  const pbd_MessageDef *M = tu_type("sem3.M");
   expect(M, "82 01 05 0a 01 62 10 02 82 01 05 0a 01 61 10 01",
          "82 01 05 0a 01 61 10 01 82 01 05 0a 01 62 10 02",
          "map entry order: 1 in LEFT (at byte 8), 0 in RIGHT\n");
@@ -312,7 +293,7 @@ START_TEST(kind_map_entry_order) {
 END_TEST
 
 START_TEST(kind_duplicate_map_key) {
-  const pbd_MessageDef *M = type3("sem3.M");
+  const pbd_MessageDef *M = tu_type("sem3.M");
   expect(M, "82 01 05 0a 01 61 10 01 82 01 05 0a 01 61 10 02", "82 01 05 0a 01 61 10 02",
          "duplicate map key: 1 in LEFT (at byte 8), 0 in RIGHT\n");
   /* a message value is replaced, not merged */
@@ -323,7 +304,7 @@ START_TEST(kind_duplicate_map_key) {
 END_TEST
 
 START_TEST(kind_map_entry_part_omitted) {
-  const pbd_MessageDef *M = type3("sem3.M");
+  const pbd_MessageDef *M = tu_type("sem3.M");
   /* no value */
   expect(M, "82 01 03 0a 01 61", "82 01 05 0a 01 61 10 00",
          "map entry part omitted: 1 in LEFT (at byte 0), 0 in RIGHT\n");
@@ -337,7 +318,7 @@ START_TEST(kind_map_entry_part_omitted) {
 END_TEST
 
 START_TEST(kind_default_written) {
-  const pbd_MessageDef *M = type3("sem3.M");
+  const pbd_MessageDef *M = tu_type("sem3.M");
   expect(M, "08 00", "", "default written: 1 in LEFT (at byte 0), 0 in RIGHT\n");
   expect(M, "52 00 5a 00 60 00", "", "default written: 3 in LEFT (first at byte 0), 0 in RIGHT\n");
   expect(M, "08 05 45 00000000", "08 05", "default written: 1 in LEFT (at byte 2), 0 in RIGHT\n");
@@ -354,7 +335,7 @@ START_TEST(kind_default_written) {
   free(b);
   /* fields with presence are not counted unless --equivalent */
   ck_assert_uint_eq(count_of(M, &eo, "90 01 00", kPbd_Encoding_DefaultWritten).count, 0);
-  const pbd_MessageDef *M2 = type2("sem2.M");
+  const pbd_MessageDef *M2 = tu_type("sem2.M");
   ck_assert_uint_eq(count_of(M2, &eo, "08 00", kPbd_Encoding_DefaultWritten).count, 0);
   eo.equivalent = true;
   expect_eo(M2, &eo, "08 00", "", "default written: 1 in LEFT (at byte 0), 0 in RIGHT\n");
@@ -369,7 +350,7 @@ START_TEST(kind_default_written) {
 END_TEST
 
 START_TEST(kind_unknown_placement) {
-  const pbd_MessageDef *M = type3("sem3.M");
+  const pbd_MessageDef *M = tu_type("sem3.M");
   /* a number the schema does not have */
   expect(M, "a0 06 01 08 01", "08 01 a0 06 01",
          "unknown field placement: 1 in LEFT (at byte 0), 0 in RIGHT\n");
@@ -380,11 +361,11 @@ START_TEST(kind_unknown_placement) {
   expect(M, "08 01 a0 06 01 10 02 a0 06 02", "08 01 10 02 a0 06 01 a0 06 02",
          "unknown field placement: 1 in LEFT (at byte 2), 0 in RIGHT\n");
   /* a closed-enum value the enum does not have (proto2) */
-  const pbd_MessageDef *M2 = type2("sem2.M");
+  const pbd_MessageDef *M2 = tu_type("sem2.M");
   expect(M2, "20 09 08 01", "08 01 20 09",
          "unknown field placement: 1 in LEFT (at byte 0), 0 in RIGHT\n");
   /* a map entry holding one: the whole entry is an unknown field */
-  const pbd_MessageDef *W = type2("sem2.WithMap");
+  const pbd_MessageDef *W = tu_type("sem2.WithMap");
   expect(W, "0a 04 08 01 10 09 0a 04 08 02 10 01", "0a 04 08 02 10 01 0a 04 08 01 10 09",
          "unknown field placement: 1 in LEFT (at byte 0), 0 in RIGHT\n");
   /* --ignore-unknown: unknown fields count for nothing */
@@ -406,28 +387,28 @@ START_TEST(schemaless) {
   /* bytes that do not parse count for nothing inside */
   expect(NULL, "0a 02 88 00", "0a 02 88 00", "");
   /* unknown fields under a schema are read the same way */
-  const pbd_MessageDef *M = type3("sem3.M");
+  const pbd_MessageDef *M = tu_type("sem3.M");
   expect(M, "a2 06 04 10 02 08 01", "a2 06 04 08 01 10 02",
          "field order: 1 in LEFT (at byte 5), 0 in RIGHT\n");
 }
 END_TEST
 
 START_TEST(any_payload) {
-  const pbd_MessageDef *M = type3("sem3.M");
-  char *url = hex_of("type.googleapis.com/sem3.Inner");
+  const pbd_MessageDef *M = tu_type("sem3.M");
+  char *url = tu_hex_of("type.googleapis.com/sem3.Inner");
   char l[512], r[512];
   /* any { type_url: ..., value: Inner{s: "x", a: 1} } vs Inner{a: 1, s: "x"} */
   snprintf(l, sizeof l, "b2 01 27 0a 1e %s 12 05 12 01 78 08 01", url);
   snprintf(r, sizeof r, "b2 01 27 0a 1e %s 12 05 08 01 12 01 78", url);
-  pbd_ExplainOptions eo = {.pool = pool3};
+  pbd_ExplainOptions eo = {.pool = tu_type_pool("sem3.")};
   expect_eo(M, &eo, l, r, "field order: 1 in LEFT (at byte 40), 0 in RIGHT\n");
   /* without a pool the payload is bytes: nothing inside is counted (and the
    * trees, comparing bytes, would not be equal) */
   eo.pool = NULL;
   ck_assert_uint_eq(count_of(M, &eo, l, kPbd_Encoding_FieldOrder).count, 0);
   /* an unknown type: bytes */
-  eo.pool = pool3;
-  char *url2 = hex_of("type.googleapis.com/sem3.Nope");
+  eo.pool = tu_type_pool("sem3.");
+  char *url2 = tu_hex_of("type.googleapis.com/sem3.Nope");
   snprintf(l, sizeof l, "b2 01 26 0a 1d %s 12 05 12 01 78 08 01", url2);
   ck_assert_uint_eq(count_of(M, &eo, l, kPbd_Encoding_FieldOrder).count, 0);
   free(url);
@@ -436,7 +417,7 @@ START_TEST(any_payload) {
 END_TEST
 
 START_TEST(several_kinds_and_identical) {
-  const pbd_MessageDef *M = type3("sem3.M");
+  const pbd_MessageDef *M = tu_type("sem3.M");
   expect(M, "", "", "");
   expect(M, "08 01 52 02 68 69 72 02 01 02", "08 01 52 02 68 69 72 02 01 02", "");
   /* the bundled example pair (testdata/explain) */
@@ -478,7 +459,7 @@ START_TEST(onnx_field_moved) {
   uint8_t *r = malloc(n);
   memcpy(r, l + 2, n - 2);
   memcpy(r + n - 2, l, 2);
-  pbd_ExplainOptions eo = {.pool = pool_onnx};
+  pbd_ExplainOptions eo = {.pool = tu_type_pool("onnx.")};
   pbd_Hash128 hl, hr;
   pbd_Status s;
   ck_assert(tree_parse(T, l, n, &eo, &hl, &s));
@@ -498,7 +479,7 @@ START_TEST(onnx_real_files) {
   glob_t g;
   ck_assert_int_eq(glob("/usr/share/libonnx-testdata/data/node/*/model.onnx", 0, NULL, &g), 0);
   ck_assert_uint_gt(g.gl_pathc, 100);
-  pbd_ExplainOptions eo = {.pool = pool_onnx};
+  pbd_ExplainOptions eo = {.pool = tu_type_pool("onnx.")};
   size_t done = 0;
   for (size_t i = 0; i < g.gl_pathc && done < 400; i++, done++) {
     size_t n;
@@ -605,17 +586,17 @@ static void check_prefixes_and_mutations(const pbd_MessageDef *t, const pbd_DefP
 static void check_hex(const pbd_MessageDef *t, const char *hex) {
   size_t n;
   uint8_t *b = tu_hex(hex, &n);
-  check_prefixes_and_mutations(t, pool3, b, n);
+  check_prefixes_and_mutations(t, tu_type_pool("sem3."), b, n);
   free(b);
 }
 
 START_TEST(every_prefix_and_mutation) {
-  const pbd_MessageDef *M = type3("sem3.M");
-  const pbd_MessageDef *M2 = type2("sem2.M");
+  const pbd_MessageDef *M = tu_type("sem3.M");
+  const pbd_MessageDef *M2 = tu_type("sem2.M");
   check_hex(M, "08 96 01 10 02 52 02 68 69 6a 06 08 01 22 02 08 02 72 03 01 81 00"
                "82 01 05 0a 01 61 10 01 8a 01 04 08 01 12 00 98 01 05 a2 01 01 78"
                "c2 01 04 0000803f a0 06 01");
-  char *url = hex_of("type.googleapis.com/sem3.Inner");
+  char *url = tu_hex_of("type.googleapis.com/sem3.Inner");
   char any[256];
   snprintf(any, sizeof any, "b2 01 27 0a 1e %s 12 05 12 01 78 08 01", url);
   free(url);
@@ -624,13 +605,13 @@ START_TEST(every_prefix_and_mutation) {
   size_t n;
   uint8_t *b = tu_read_file(kOnnxAbs, &n);
   ck_assert_ptr_nonnull(b);
-  check_prefixes_and_mutations(onnx_model(), pool_onnx, b, n);
+  check_prefixes_and_mutations(onnx_model(), tu_type_pool("onnx."), b, n);
   free(b);
 }
 END_TEST
 
 START_TEST(hostile_inputs) {
-  const pbd_MessageDef *M = type3("sem3.M");
+  const pbd_MessageDef *M = tu_type("sem3.M");
   /* deep group nesting: an error, no crash */
   enum { kDeep = 300 };
   uint8_t deep[2 * kDeep];
@@ -664,7 +645,7 @@ START_TEST(hostile_inputs) {
   /* schemaless, it is bytes past the limit: fine */
   pbd_Status_Clear(&s);
   ck_assert(pbd_Explain_Profile(NULL, chain, 0, len, NULL, &p, &s));
-  consistent(M, pool3, chain, len);
+  consistent(M, tu_type_pool("sem3."), chain, len);
   free(chain);
   /* a smaller limit */
   size_t n;
@@ -695,13 +676,13 @@ START_TEST(hostile_inputs) {
     ck_assert_msg(!pbd_Explain_Profile(M, b, 0, n, NULL, &p, &s), "%s scanned", bad[i]);
     ck_assert_int_eq(s.code, kPbd_Status_Malformed);
     ck_assert(s.has_offset);
-    consistent(M, pool3, b, n);
+    consistent(M, tu_type_pool("sem3."), b, n);
     free(b);
   }
   /* as the tree reads it: a varint run of continuation bytes only is a
    * truncated varint */
   b = tu_hex("72 01 80", &n);
-  consistent(M, pool3, b, n);
+  consistent(M, tu_type_pool("sem3."), b, n);
   pbd_Status_Clear(&s);
   ck_assert(!pbd_Explain_Profile(M, b, 0, n, NULL, &p, &s));
   free(b);
@@ -747,9 +728,5 @@ static Suite *suite(void) {
 }
 
 int main(void) {
-  SRunner *r = srunner_create(suite());
-  srunner_run_all(r, CK_NORMAL);
-  int failed = srunner_ntests_failed(r);
-  srunner_free(r);
-  return failed ? 1 : 0;
+  return tu_main(suite());
 }

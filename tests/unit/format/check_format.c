@@ -798,9 +798,5 @@ static Suite *format_suite(void) {
 }
 
 int main(void) {
-  SRunner *sr = srunner_create(format_suite());
-  srunner_run_all(sr, CK_NORMAL);
-  int failed = srunner_ntests_failed(sr);
-  srunner_free(sr);
-  return failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
+  return tu_main(format_suite());
 }

@@ -1119,9 +1119,5 @@ static Suite *schema_suite(void) {
 }
 
 int main(void) {
-  SRunner *sr = srunner_create(schema_suite());
-  srunner_run_all(sr, CK_NORMAL);
-  int failed = srunner_ntests_failed(sr);
-  srunner_free(sr);
-  return failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
+  return tu_main(schema_suite());
 }
