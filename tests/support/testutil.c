@@ -288,6 +288,18 @@ const pbd_MessageDef *tu_message(pbd_DefPool **pool, const char *proto, const ch
   return m;
 }
 
+const pbd_MessageDef *tu_find_message(const pbd_DefPool *pool, const char *name) {
+  const pbd_MessageDef *m = pbd_DefPool_FindMessageByName(pool, name);
+  ck_assert_msg(m != NULL, "message %s not found", name);
+  return m;
+}
+
+const pbd_FieldDef *tu_find_field(const pbd_MessageDef *m, const char *name) {
+  const pbd_FieldDef *f = pbd_MessageDef_FindFieldByName(m, name);
+  ck_assert_msg(f != NULL, "field %s not found in %s", name, m->full_name);
+  return f;
+}
+
 static const struct {
   const char *package, *proto;
 } kSchemas[] = {

@@ -47,6 +47,11 @@ char *tu_diff_hex(const pbd_MessageDef *t, const char *lhex, const char *rhex,
  * type is not there. */
 const pbd_MessageDef *tu_message(pbd_DefPool **pool, const char *proto, const char *name);
 
+/* The message `name` of pool / the field `name` of m; fail the test when it
+ * is not there. */
+const pbd_MessageDef *tu_find_message(const pbd_DefPool *pool, const char *name);
+const pbd_FieldDef *tu_find_field(const pbd_MessageDef *m, const char *name);
+
 /* The message type `name` of one of the test schemas, chosen by the name's
  * package: sem3.* (testdata/proto/sem3.proto), sem2.* (proto/sem2.proto),
  * onnxtest.* (proto/onnx_optional.proto), onnx.* (the installed onnx.proto).
