@@ -51,6 +51,9 @@ typedef tu_Run Run;
 /* Status and exact stdout; stderr must be empty. */
 #define EXPECT(r, status, stdout_text) EXPECT2(r, status, stdout_text, "")
 
+/* Trouble: status 2, exact stdout and stderr. */
+#define EXPECT_TROUBLE(r, stdout_text, stderr_text) EXPECT2(r, 2, stdout_text, stderr_text)
+
 /* Trouble: status 2, nothing on stdout, stderr exactly the given text. */
 #define EXPECT_STDERR(r, stderr_text) EXPECT2(r, 2, "", stderr_text)
 
