@@ -26,6 +26,12 @@ typedef tu_Run Run;
 #define put tu_put_hex
 #define put_bytes tu_put_bytes
 
+/* Writes junit.py to the test's directory: a Python check of a JUnit file
+ * (python3 junit.py FILE [any]: well-formed, one testsuite whose counts match
+ * its test cases, the cases printed one a line as "NAME OUTCOME"; with a
+ * second argument, each failure's text too). */
+void tu_put_junit_check(void);
+
 /* Runs `pbdiff ARGS` (ARGS in shell syntax) in the test's directory. */
 #define PB(...) tu_sh("\"$P\" " __VA_ARGS__)
 
