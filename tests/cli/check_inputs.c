@@ -8,54 +8,22 @@
 #include <unistd.h>
 
 #include "testutil.h"
+#include "tu_cli.h"
 
-static char dir[64];
+TU_CLI_FIXTURES("inputs", NULL)
 
-static void setup(void) {
-  snprintf(dir, sizeof dir, "/tmp/pbdiff-inputs-XXXXXX");
-  ck_assert_ptr_nonnull(mkdtemp(dir));
-}
-
-static void teardown(void) {
-  char cmd[128];
-  snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
-  tu_run(cmd, NULL, NULL);
-}
-
-/* Runs a shell command in the temp dir with $P (pbdiff) and $R (the
- * source root) set; checks the status and stdout (NULL: not checked) and
- * returns stderr (malloc'd). */
+/* Runs a shell command in the test's directory (tu_sh: $P, $R); checks the
+ * status and stdout (NULL: not checked) and returns stderr (malloc'd). */
 static char *run(const char *cmd, int want, const char *want_out) {
-  char full[8192];
-  snprintf(full, sizeof full, "cd %s && P=%s R=%s && %s", dir, tu_pbdiff(), tu_root(), cmd);
-  char *out, *err;
-  int rc = tu_run(full, &out, &err);
-  ck_assert_msg(rc == want, "%s\nstatus %d (want %d)\nstdout: %s\nstderr: %s", cmd, rc, want, out, err);
-  if (want_out) ck_assert_msg(!strcmp(out, want_out), "%s\nstdout: [%s]\nwant: [%s]", cmd, out, want_out);
-  free(out);
-  return err;
+  const Run *r = tu_sh("%s", cmd);
+  ck_assert_msg(r->rc == want, "%s\nstatus %d (want %d)\nstdout: %s\nstderr: %s", cmd, r->rc, want,
+                r->out, r->err);
+  if (want_out)
+    ck_assert_msg(!strcmp(r->out, want_out), "%s\nstdout: [%s]\nwant: [%s]", cmd, r->out, want_out);
+  return strdup(r->err);
 }
 
-static void put_hex(const char *name, const char *hex) {
-  size_t n;
-  uint8_t *b = tu_hex(hex, &n);
-  char path[256];
-  snprintf(path, sizeof path, "%s/%s", dir, name);
-  FILE *f = fopen(path, "wb");
-  ck_assert_ptr_nonnull(f);
-  ck_assert_uint_eq(fwrite(b, 1, n, f), n);
-  fclose(f);
-  free(b);
-}
-
-static void put_text(const char *name, const char *text) {
-  char path[256];
-  snprintf(path, sizeof path, "%s/%s", dir, name);
-  FILE *f = fopen(path, "w");
-  ck_assert_ptr_nonnull(f);
-  fputs(text, f);
-  fclose(f);
-}
+static void put_text(const char *name, const char *text) { put_bytes(name, text, strlen(text)); }
 
 /* ---- config --------------------------------------------------------------- */
 
@@ -72,10 +40,10 @@ START_TEST(config_by_path) {
            "    key = sem3.M.rm=s   ; keyed in golden files only\n"
            "[core]\n"
            "    ignored = true\n");
-  put_hex("golden/a.pb", "7a 05 08 01 12 01 61 7a 05 08 02 12 01 62");
-  put_hex("golden/b.pb", "7a 05 08 02 12 01 62 7a 05 08 03 12 01 61");
-  put_hex("x.pb", "08 01");
-  put_hex("y.pb", "08 02");
+  put("golden/a.pb", "7a 05 08 01 12 01 61 7a 05 08 02 12 01 62");
+  put("golden/b.pb", "7a 05 08 02 12 01 62 7a 05 08 03 12 01 61");
+  put("x.pb", "08 01");
+  put("y.pb", "08 02");
   /* the schema comes from the config: names, not numbers */
   free(run("$P x.pb y.pb", 1, "i32: 1 -> 2\n"));
   /* the later section wins for golden/: matched by key */
@@ -105,14 +73,14 @@ END_TEST
 /* ---- envelopes -------------------------------------------------------------- */
 
 START_TEST(gzip_and_prefix) {
-  put_hex("a.pb", "08 01 10 02");
-  put_hex("b.pb", "10 02 08 01");
+  put("a.pb", "08 01 10 02");
+  put("b.pb", "10 02 08 01");
   free(run("gzip -c b.pb > b.pb.gz && $P a.pb b.pb.gz", 0, ""));
   /* several gzip members: their data concatenated (here: a message merged) */
   free(run("gzip -c a.pb > a.gz && cat a.gz b.pb.gz > ab.gz && cat a.pb b.pb > ab.pb && $P ab.pb ab.gz", 0, ""));
   /* a 4-byte magic before the message, as Kubernetes stores objects */
-  put_hex("k1.bin", "6b 38 73 00 08 01 10 02");
-  put_hex("k2.bin", "6b 38 73 00 10 02 08 01");
+  put("k1.bin", "6b 38 73 00 08 01 10 02");
+  put("k2.bin", "6b 38 73 00 10 02 08 01");
   free(run("$P --skip-prefix 4 k1.bin k2.bin", 0, ""));
   char *err = run("$P k1.bin k2.bin", 2, "");
   ck_assert_msg(strstr(err, "k1.bin"), "%s", err);
@@ -177,9 +145,9 @@ END_TEST
 
 START_TEST(schema_versions) {
   /* Rec v1 { name: "a" count: 2 size: 3 } vs v2 { title: "a" count: 2 size: "3" } */
-  put_hex("v1.pb", "0a 01 61 10 02 18 03");
-  put_hex("v2.pb", "0a 01 61 10 02 1a 01 33");
-  put_hex("v2same.pb", "0a 01 61 10 02");
+  put("v1.pb", "0a 01 61 10 02 18 03");
+  put("v2.pb", "0a 01 61 10 02 1a 01 33");
+  put("v2same.pb", "0a 01 61 10 02");
   const char *S = "--left-schema $R/testdata/inputs/v1.proto --right-schema $R/testdata/inputs/v2.proto "
                   "-t ver.Rec";
   char cmd[1024];
@@ -191,14 +159,14 @@ START_TEST(schema_versions) {
                             "--right-schema $R/testdata/inputs/v2.proto --right-type ver.Rec v2same.pb v2same.pb");
   free(run(cmd, 0, ""));
   /* a map key retyped: entries of two key kinds, never read as each other */
-  put_hex("mk1.pb", "0a 05 0a 01 61 10 01");
-  put_hex("mk2.pb", "0a 04 08 07 10 01");
+  put("mk1.pb", "0a 05 0a 01 61 10 01");
+  put("mk2.pb", "0a 04 08 07 10 01");
   free(run("$P --left-schema $R/testdata/inputs/mapkey_v1.proto --right-schema "
            "$R/testdata/inputs/mapkey_v2.proto -t mk.M mk1.pb mk2.pb",
            1, "m[7]: added 1\nm[\"a\"]: removed 1\n"));
   /* a field made repeated: every value of the repeated side is seen */
-  put_hex("rp1.pb", "08 05");
-  put_hex("rp2.pb", "08 05 08 06");
+  put("rp1.pb", "08 05");
+  put("rp2.pb", "08 05 08 06");
   free(run("$P --left-schema $R/testdata/inputs/rep_v1.proto --right-schema "
            "$R/testdata/inputs/rep_v2.proto -t rp.M rp1.pb rp2.pb", 1, "a[1]: added 6\n"));
   free(run("$P --left-schema $R/testdata/inputs/rep_v2.proto --right-schema "
@@ -237,8 +205,9 @@ END_TEST
 int main(void) {
   Suite *s = suite_create("inputs");
   TCase *t = tcase_create("inputs");
-  tcase_add_checked_fixture(t, setup, teardown);
   tcase_set_timeout(t, 120);
+  tcase_add_unchecked_fixture(t, suite_setup, suite_teardown);
+  tcase_add_checked_fixture(t, test_setup, test_teardown);
   tcase_add_test(t, config_by_path);
   tcase_add_test(t, gzip_and_prefix);
   tcase_add_test(t, textproto_and_json_inputs);
