@@ -211,6 +211,54 @@ char *tu_diff_hex(const pbd_MessageDef *t, const char *lhex, const char *rhex,
   return out.data;
 }
 
+char *tu_mirror_edits(const char *edits) {
+  pbd_Buf out = {0};
+  pbd_Buf_AppendStr(&out, "");
+  const char *p = edits;
+  while (*p) {
+    const char *nl = strchr(p, '\n');
+    ck_assert_msg(nl != NULL, "edits not ending in a newline: [%s]", edits);
+    char line[2048];
+    size_t n = (size_t)(nl - p);
+    ck_assert(n < sizeof line);
+    memcpy(line, p, n);
+    line[n] = '\0';
+    char *sp = strchr(line, ' ');
+    char *colon = strstr(line, ": ");
+    char *arrow = strstr(line, " -> ");
+    ck_assert_msg(sp && colon && arrow, "not an edit: [%s]", line);
+    *sp = *colon = *arrow = '\0';
+    const char *kind = line;
+    if (!strcmp(kind, "added")) kind = "removed";
+    else if (!strcmp(kind, "removed")) kind = "added";
+    pbd_Buf_Printf(&out, "%s %s: %s -> %s\n", kind, sp + 1, arrow + 4, colon + 2);
+    p = nl + 1;
+  }
+  return out.data;
+}
+
+void tu_expect_diff(const char *where, const pbd_MessageDef *t, const pbd_TreeOptions *o,
+                    const char *lhex, const char *rhex, const char *want, const char *want_back) {
+  const char *w = where ? where : "", *sep = where ? ": " : "";
+  pbd_DiffOptions d = {.float_bits = o->float_bits};
+  bool heq;
+  char *got = tu_diff_hex(t, lhex, rhex, o, &d, &heq);
+  ck_assert_msg(!strcmp(got, want), "%s%s%s vs %s:\n got: [%s]\nwant: [%s]", w, sep, lhex, rhex,
+                got, want);
+  ck_assert_msg(heq == (want[0] == '\0'), "%s%s%s vs %s: hash equality %d disagrees", w, sep, lhex,
+                rhex, heq);
+  free(got);
+  char *mirrored = want_back ? NULL : tu_mirror_edits(want);
+  const char *back = want_back ? want_back : mirrored;
+  got = tu_diff_hex(t, rhex, lhex, o, &d, &heq);
+  ck_assert_msg(!strcmp(got, back), "%s%s%s vs %s (reversed):\n got: [%s]\nwant: [%s]", w, sep,
+                rhex, lhex, got, back);
+  ck_assert_msg(heq == (want[0] == '\0'), "%s%s%s vs %s (reversed): hash equality %d disagrees", w,
+                sep, rhex, lhex, heq);
+  free(got);
+  free(mirrored);
+}
+
 /* ---- sandbox ------------------------------------------------------------------ */
 
 static char sb_base[64], sb_dir[128], sb_bin[PATH_MAX], sb_root[PATH_MAX];

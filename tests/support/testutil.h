@@ -47,6 +47,19 @@ char *tu_diff_hex(const pbd_MessageDef *t, const char *lhex, const char *rhex,
  * type is not there. */
 const pbd_MessageDef *tu_message(pbd_DefPool **pool, const char *proto, const char *name);
 
+/* The edits of tu_diff_hex seen from the other side: added <-> removed,
+ * LEFT and RIGHT swapped (malloc'd). */
+char *tu_mirror_edits(const char *edits);
+
+/* Asserts that LEFT vs RIGHT (hex, as type t, NULL: schemaless) gives exactly
+ * the edits `want` (tu_diff_hex's form; "" when equal) and RIGHT vs LEFT
+ * gives want_back (NULL: the mirror of want), with diff options that follow
+ * o's float_bits; and that the roots' hashes are equal exactly when want is
+ * "".  `where` (may be NULL) starts every failure message, e.g.
+ * "tests/cases/semantics.cases:12". */
+void tu_expect_diff(const char *where, const pbd_MessageDef *t, const pbd_TreeOptions *o,
+                    const char *lhex, const char *rhex, const char *want, const char *want_back);
+
 /* The message `name` of pool / the field `name` of m; fail the test when it
  * is not there. */
 const pbd_MessageDef *tu_find_message(const pbd_DefPool *pool, const char *name);

@@ -1,7 +1,11 @@
-/* Semantic rules of docs/semantics.md, one test (or more) per rule, with
- * hand-written bytes.  Each case checks the verdict, the reported edits
- * (kind, path, values) in both directions, and that the root hashes agree
- * with the verdict (so that a hashing bug cannot hide behind the walk). */
+/* Semantic rules of docs/semantics.md that need code: inputs that must fail
+ * (tree, hash pass and check alike), payloads built at run time (the real
+ * ONNX file, Any, depth, every prefix, megabyte inputs) and hash seeds.  The
+ * cases that are just bytes and a verdict are lines of
+ * tests/cases/semantics.cases (check_semantic_cases.c).  Each comparison
+ * checks the verdict, the reported edits (kind, path, values) in both
+ * directions, and that the root hashes agree with the verdict (so that a
+ * hashing bug cannot hide behind the walk). */
 #include <check.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -24,70 +28,10 @@ static pbd_TreeOptions opts_default(void) {
   return o;
 }
 
-static char *diff_hex(const pbd_MessageDef *t, const char *lhex, const char *rhex,
-                      const pbd_TreeOptions *o, bool *hash_equal) {
-  pbd_DiffOptions d = {.float_bits = o->float_bits};
-  return tu_diff_hex(t, lhex, rhex, o, &d, hash_equal);
-}
-
-/* The edits seen from the other side: added <-> removed, values swapped. */
-static char *mirror(const char *edits) {
-  pbd_Buf out = {0};
-  pbd_Buf_AppendStr(&out, "");
-  const char *p = edits;
-  while (*p) {
-    const char *nl = strchr(p, '\n');
-    char line[2048];
-    size_t n = (size_t)(nl - p);
-    ck_assert(n < sizeof line);
-    memcpy(line, p, n);
-    line[n] = '\0';
-    char *sp = strchr(line, ' ');
-    char *colon = strstr(line, ": ");
-    char *arrow = strstr(line, " -> ");
-    ck_assert(sp && colon && arrow);
-    *sp = *colon = *arrow = '\0';
-    const char *kind = line;
-    if (!strcmp(kind, "added")) kind = "removed";
-    else if (!strcmp(kind, "removed")) kind = "added";
-    pbd_Buf_Printf(&out, "%s %s: %s -> %s\n", kind, sp + 1, arrow + 4, colon + 2);
-    p = nl + 1;
-  }
-  return out.data;
-}
-
-/* Asserts LEFT vs RIGHT gives `expected` (and RIGHT vs LEFT its mirror). */
+/* LEFT vs RIGHT gives `want` (tu_diff_hex's form), RIGHT vs LEFT its mirror. */
 static void expect_o(const pbd_MessageDef *t, const pbd_TreeOptions *o, const char *lhex,
-                     const char *rhex, const char *expected) {
-  bool heq;
-  char *got = diff_hex(t, lhex, rhex, o, &heq);
-  ck_assert_msg(!strcmp(got, expected), "%s vs %s:\n got: [%s]\nwant: [%s]", lhex, rhex, got,
-                expected);
-  ck_assert_msg(heq == (expected[0] == '\0'), "%s vs %s: hash equality %d disagrees", lhex,
-                rhex, heq);
-  free(got);
-  char *want_back = mirror(expected);
-  got = diff_hex(t, rhex, lhex, o, &heq);
-  ck_assert_msg(!strcmp(got, want_back), "%s vs %s (reversed):\n got: [%s]\nwant: [%s]", rhex,
-                lhex, got, want_back);
-  free(got);
-  free(want_back);
-}
-
-/* As expect, with the reverse direction given: sequence alignment of equal
- * elements in another order is not symmetric (like diff, it reports what
- * goes first as removed and what comes after as added). */
-static void expect_each(const pbd_MessageDef *t, const char *lhex, const char *rhex,
-                        const char *want, const char *want_back) {
-  pbd_TreeOptions o = opts_default();
-  bool heq;
-  char *got = diff_hex(t, lhex, rhex, &o, &heq);
-  ck_assert_msg(!strcmp(got, want), "%s vs %s:\n got: [%s]\nwant: [%s]", lhex, rhex, got, want);
-  free(got);
-  got = diff_hex(t, rhex, lhex, &o, &heq);
-  ck_assert_msg(!strcmp(got, want_back), "%s vs %s:\n got: [%s]\nwant: [%s]", rhex, lhex, got,
-                want_back);
-  free(got);
+                     const char *rhex, const char *want) {
+  tu_expect_diff(NULL, t, o, lhex, rhex, want, NULL);
 }
 
 static void expect(const pbd_MessageDef *t, const char *lhex, const char *rhex, const char *want) {
@@ -124,137 +68,12 @@ static pbd_Status parse_fail(const pbd_MessageDef *t, const char *hex, const pbd
   return s;
 }
 
-/* ---- Rule 1: field order ------------------------------------------------ */
-
-START_TEST(rule1_field_order) {
-  const pbd_MessageDef *M = tu_type("sem3.M");
-  expect(M, "08 01 10 02", "10 02 08 01", "");
-  /* repeated elements interleaved with other fields keep their order */
-  expect(M, "70 01 08 05 70 02", "70 01 70 02 08 05", "");
-  expect_each(M, "70 02 70 01", "70 01 70 02", "removed ri[0]: 2 -> _\nadded ri[1]: _ -> 2\n",
-              "removed ri[0]: 1 -> _\nadded ri[1]: _ -> 1\n");
-}
-END_TEST
-
-/* ---- Rule 2: last value wins; oneofs ------------------------------------ */
-
-START_TEST(rule2_last_value_wins) {
-  const pbd_MessageDef *M = tu_type("sem3.M");
-  expect(M, "08 01 08 02", "08 02", "");               /* the seed's example */
-  expect(M, "08 01 08 02", "08 01", "changed i32: 2 -> 1\n");
-  expect(M, "52 01 61 52 01 62", "52 01 62", "");      /* strings too */
-  expect(M, "5a 01 61 5a 00", "", "");                  /* last is empty: default */
-}
-END_TEST
-
-START_TEST(rule2_oneof_last_member_wins) {
-  const pbd_MessageDef *M = tu_type("sem3.M");
-  expect(M, "98 01 05 a2 01 01 78", "a2 01 01 78", "");
-  expect(M, "a2 01 01 78 98 01 05", "98 01 05", "");
-  /* the same message member twice merges */
-  expect(M, "aa 01 02 08 01 aa 01 03 12 01 79", "aa 01 05 08 01 12 01 79", "");
-  /* a member set again after another member starts afresh */
-  expect(M, "aa 01 02 08 01 98 01 05 aa 01 03 12 01 79", "aa 01 03 12 01 79", "");
-  expect(M, "aa 01 02 08 01 98 01 05 aa 01 03 12 01 79", "aa 01 05 08 01 12 01 79",
-         "changed c3.a: 0 -> 1\n");
-  expect(M, "98 01 05", "a2 01 01 78", "removed c1: 5 -> _\nadded c2: _ -> \"x\"\n");
-}
-END_TEST
-
-/* ---- Rule 3: messages merge --------------------------------------------- */
-
-START_TEST(rule3_messages_merge) {
-  const pbd_MessageDef *M = tu_type("sem3.M");
-  expect(M, "6a 02 08 01 6a 03 12 01 78", "6a 05 08 01 12 01 78", "");
-  /* scalars replaced */
-  expect(M, "6a 02 08 01 6a 02 08 02", "6a 02 08 02", "");
-  /* repeated fields joined */
-  expect(M, "6a 02 18 01 6a 02 18 02", "6a 04 18 01 18 02", "");
-  /* nested messages merge in turn */
-  expect(M, "6a 04 22 02 08 01 6a 05 22 03 12 01 78", "6a 07 22 05 08 01 12 01 78", "");
-  expect(M, "6a 04 22 02 08 01 6a 05 22 03 12 01 78", "6a 05 22 03 12 01 78",
-         "changed inner.child.a: 1 -> 0\n");
-}
-END_TEST
-
-START_TEST(rule3_concatenation_is_merge) {
-  const pbd_MessageDef *M = tu_type("sem3.M");
-  /* A = {i32:1 inner{a:1} ri:[1]}, B = {i64:2 inner{s:"x"} ri:[2]};
-   * A||B must equal their merge. */
-  expect(M, "08 01 6a 02 08 01 72 01 01" "10 02 6a 03 12 01 78 72 01 02",
-         "08 01 10 02 6a 05 08 01 12 01 78 72 02 01 02", "");
-}
-END_TEST
-
-/* ---- Rule 4: packed == unpacked ----------------------------------------- */
-
-START_TEST(rule4_packed_unpacked) {
-  const pbd_MessageDef *M = tu_type("sem3.M");
-  expect(M, "72 03 01 02 03", "70 01 70 02 70 03", "");
-  expect(M, "70 01 72 02 02 03", "72 03 01 02 03", "");
-  expect(M, "c2 01 08 0000803f 00000040", "c5 01 0000803f c5 01 00000040", "");
-  expect(M, "ea 01 08 000000000000f03f", "e9 01 000000000000f03f", "");
-  expect(M, "72 02 01 02", "70 01 70 02 70 03", "added ri[2]: _ -> 3\n");
-  /* proto2 repeated, unpacked by default, also reads packed */
-  expect(tu_type("sem2.M"), "4a 02 01 02", "48 01 48 02", "");
-  /* an empty packed run adds nothing */
-  expect(M, "72 00", "", "");
-}
-END_TEST
-
-/* ---- Rule 5: maps ------------------------------------------------------- */
-
-START_TEST(rule5_map_order_and_duplicates) {
-  const pbd_MessageDef *M = tu_type("sem3.M");
-  const char *a1 = "82 01 05 0a 01 61 10 01", *b2 = "82 01 05 0a 01 62 10 02";
-  const char *a2 = "82 01 05 0a 01 61 10 02";
-  char l[256], r[256];
-  snprintf(l, sizeof l, "%s %s", a1, b2);
-  snprintf(r, sizeof r, "%s %s", b2, a1);
-  expect(M, l, r, "");
-  snprintf(l, sizeof l, "%s %s", a1, a2);
-  expect(M, l, a2, "");                                   /* last duplicate wins */
-  expect(M, l, a1, "changed ms[\"a\"]: 2 -> 1\n");
-  snprintf(r, sizeof r, "%s %s", a1, b2);
-  expect(M, a1, r, "added ms[\"b\"]: _ -> 2\n");
-  /* a message value is replaced whole, not merged */
-  const char *e1 = "8a 01 06 08 01 12 02 08 01", *e2 = "8a 01 07 08 01 12 03 12 01 78";
-  snprintf(l, sizeof l, "%s %s", e1, e2);
-  expect(M, l, e2, "");
-  expect(M, l, "8a 01 09 08 01 12 05 08 01 12 01 78", "changed mi[1].a: 0 -> 1\n");
-}
-END_TEST
-
-START_TEST(rule5_map_entry_defaults_and_order) {
-  const pbd_MessageDef *M = tu_type("sem3.M");
-  expect(M, "82 01 02 10 05", "82 01 04 0a 00 10 05", "");       /* missing key */
-  expect(M, "82 01 03 0a 01 61", "82 01 05 0a 01 61 10 00", "");  /* missing value */
-  expect(M, "82 01 05 10 01 0a 01 61", "82 01 05 0a 01 61 10 01", ""); /* order inside */
-  expect(M, "8a 01 02 08 07", "8a 01 04 08 07 12 00", "");        /* empty message value */
-  expect(M, "82 01 03 0a 01 61", "", "removed ms[\"a\"]: 0 -> _\n");
-  /* bool and int keys sort by value */
-  expect(M, "f2 01 02 08 01 f2 01 00", "f2 01 00 f2 01 02 08 01", "");
-  expect(M, "8a 01 02 08 02 8a 01 0b 08 ff ff ff ff ff ff ff ff ff 01",
-         "8a 01 0b 08 ff ff ff ff ff ff ff ff ff 01 8a 01 02 08 02", "");
-}
-END_TEST
-
 /* ---- Rule 6: unknown fields --------------------------------------------- */
 
+/* (The verdicts on unknown fields are cases in semantics.cases.) */
 START_TEST(rule6_unknown_fields) {
   const pbd_MessageDef *M = tu_type("sem3.M");
-  expect(M, "08 01 f8 07 05", "08 01", "removed 127[0]: 5 -> _\n");
-  expect_each(M, "f8 07 01 f8 07 02", "f8 07 02 f8 07 01",
-              "removed 127[0]: 1 -> _\nadded 127[1]: _ -> 1\n",
-              "removed 127[0]: 2 -> _\nadded 127[1]: _ -> 2\n");
-  /* grouped by number, order kept within a number */
-  expect(M, "f8 07 01 08 01 f8 07 02", "08 01 f8 07 01 f8 07 02", "");
-  /* a wire type that does not match the schema makes an unknown field */
-  expect(M, "0a 01 78", "", "removed 1[0]: \"x\" -> _\n");
   pbd_TreeOptions o = opts_default();
-  o.ignore_unknown = true;
-  expect_o(M, &o, "08 01 f8 07 05 0a 01 78", "08 01", "");
-  o.ignore_unknown = false;
   o.strict = true;
   pbd_Status s = parse_fail(M, "08 01 f8 07 05", &o);
   ck_assert_int_eq(s.code, kPbd_Status_UnknownField);
@@ -263,43 +82,6 @@ START_TEST(rule6_unknown_fields) {
 END_TEST
 
 /* ---- Rule 7: defaults and presence -------------------------------------- */
-
-START_TEST(rule7_implicit_default_is_absent) {
-  const pbd_MessageDef *M = tu_type("sem3.M");
-  expect(M, "08 00 52 00 38 00 60 00", "", "");
-  expect(M, "08 05", "", "changed i32: 5 -> 0\n");
-}
-END_TEST
-
-START_TEST(rule7_presence) {
-  const pbd_MessageDef *M = tu_type("sem3.M");
-  expect(M, "90 01 00", "", "presence oi: 0 -> _\n");
-  expect(M, "90 01 03", "", "removed oi: 3 -> _\n");
-  expect(M, "6a 00", "", "presence inner: { } -> _\n");
-  expect(M, "98 01 00", "", "presence c1: 0 -> _\n");
-  pbd_TreeOptions o = opts_default();
-  o.equivalent = true;
-  expect_o(M, &o, "90 01 00 6a 00 98 01 00", "", "");
-  expect_o(M, &o, "90 01 03", "", "removed oi: 3 -> _\n");
-  /* a sub-message holding only defaults is empty, so unset, under --equivalent */
-  expect_o(M, &o, "6a 02 08 00", "", "");
-}
-END_TEST
-
-START_TEST(rule7_proto2_defaults) {
-  const pbd_MessageDef *M = tu_type("sem2.M");
-  pbd_TreeOptions o = opts_default();
-  expect(M, "08 00", "", "presence i: 0 -> _\n");
-  expect(M, "10 07", "", "presence di: 7 -> _\n");            /* declared default */
-  expect(M, "10 00", "", "removed di: 0 -> _\n");             /* not the default */
-  expect(M, "1a 02 68 69", "", "presence ds: \"hi\" -> _\n");
-  expect(M, "20 00", "", "presence k: ZERO -> _\n");          /* first enum value */
-  expect(M, "60 02", "", "presence dk: TWO -> _\n");
-  o.equivalent = true;
-  expect_o(M, &o, "08 00 10 07 1a 02 68 69 20 00 60 02", "", "");
-  expect_o(M, &o, "10 00", "", "removed di: 0 -> _\n");
-}
-END_TEST
 
 START_TEST(rule7_onnx_empty_optional_value) {
   /* ONNX's test file for an empty optional value writes 10 00: OptionalProto
@@ -318,7 +100,6 @@ START_TEST(rule7_onnx_empty_optional_value) {
   cut[(n - 2) * 2] = '\0';
   pbd_TreeOptions o = opts_default();
   expect_o(M, &o, full, cut, "presence elem_type: 0 -> _\n");
-  expect_o(M, &o, "10 00", "", "presence elem_type: 0 -> _\n");
   expect_o(M, &o, full, full, "");
   o.equivalent = true;
   expect_o(M, &o, full, cut, "");
@@ -330,23 +111,6 @@ END_TEST
 
 /* ---- Rule 8: integers ---------------------------------------------------- */
 
-START_TEST(rule8_integers) {
-  const pbd_MessageDef *M = tu_type("sem3.M");
-  expect(M, "08 81 80 00", "08 01", "");                          /* non-minimal */
-  expect(M, "08 ff ff ff ff ff ff ff ff ff 01", "08 ff ff ff ff 0f", ""); /* int32 -1 */
-  expect(M, "18 ff ff ff ff 1f", "18 ff ff ff ff 0f", "");       /* uint32 low 32 bits */
-  expect(M, "10 ff ff ff ff 0f", "10 ff ff ff ff ff ff ff ff ff 01",
-         "changed i64: 4294967295 -> -1\n");                       /* int64 keeps 64 */
-  expect(M, "28 01", "28 02", "changed s32: -1 -> 1\n");           /* zigzag */
-  expect(M, "30 03", "30 04", "changed s64: -2 -> 2\n");
-  expect(M, "38 02", "38 01", "");                                  /* bool: non-zero */
-  expect(M, "cd 01 ffffffff", "cd 01 feffffff", "changed fx32: 4294967295 -> 4294967294\n");
-  expect(M, "dd 01 ffffffff", "", "changed sfx32: -1 -> 0\n");
-  /* a missing required field is not an error */
-  expect(tu_type("sem2.M"), "", "08 01", "added i: _ -> 1\n");
-}
-END_TEST
-
 START_TEST(rule8_bad_field_numbers) {
   const pbd_MessageDef *M = tu_type("sem3.M");
   pbd_TreeOptions o = opts_default();
@@ -357,52 +121,6 @@ START_TEST(rule8_bad_field_numbers) {
   ck_assert_int_eq(s.offset, 0);
   s = parse_fail(NULL, "00 01", &o);
   ck_assert_int_eq(s.code, kPbd_Status_Malformed);
-}
-END_TEST
-
-/* ---- Rule 9: enums ------------------------------------------------------ */
-
-START_TEST(rule9_enums) {
-  const pbd_MessageDef *M3 = tu_type("sem3.M");
-  expect(M3, "60 01", "60 02", "changed color: RED -> GREEN\n");
-  expect(M3, "60 07", "", "changed color: 7 -> COLOR_UNSPECIFIED\n"); /* open enum */
-  const pbd_MessageDef *M2 = tu_type("sem2.M");
-  /* closed enum: an unknown value goes to unknown fields */
-  expect(M2, "20 05", "", "removed 4[0]: 5 -> _\n");
-  expect(M2, "20 01 20 05", "20 01", "removed 4[0]: 5 -> _\n");
-  /* ... also out of a packed run */
-  expect(M2, "2a 03 01 05 02", "2a 02 01 02 28 05", "");
-  expect(M2, "2a 03 01 05 02", "2a 02 01 02", "removed 5[0]: 5 -> _\n");
-  pbd_TreeOptions o = opts_default();
-  o.ignore_unknown = true;
-  expect_o(M2, &o, "2a 03 01 05 02 20 05", "2a 02 01 02", "");
-  /* a map entry whose closed-enum value is unknown stays whole, as an
-   * unknown field, not an entry with the default value */
-  const pbd_MessageDef *W = tu_type("sem2.WithMap");
-  expect(W, "0a 04 08 01 10 01", "0a 04 08 01 10 01", "");
-  expect(W, "0a 04 08 01 10 07", "0a 02 08 01",
-         "added kinds[1]: _ -> ZERO\nremoved 1[0]: { 1: 1 2: 7 } -> _\n");
-  expect(W, "0a 04 08 01 10 07", "", "removed 1[0]: { 1: 1 2: 7 } -> _\n");
-}
-END_TEST
-
-/* ---- Rule 10: floats ---------------------------------------------------- */
-
-START_TEST(rule10_floats) {
-  const pbd_MessageDef *M3 = tu_type("sem3.M");
-  expect(M3, "45 0000c07f", "45 0100c07f", "");                /* NaNs equal */
-  expect(M3, "49 000000000000f87f", "49 010000000000f8ff", "");
-  expect(M3, "45 0000803f", "45 00000040", "changed f: 1 -> 2\n");
-  /* proto3 implicit -0.0 is not the default */
-  expect(M3, "45 00000080", "", "changed f: -0 -> 0\n");
-  /* -0.0 equals +0.0 where both are set */
-  expect(M3, "85 02 00000080", "85 02 00000000", "");
-  expect(tu_type("sem2.M"), "55 00000080", "55 00000000", "");
-  expect(M3, "c2 01 08 0000c07f 00000080", "c2 01 08 0100c0ff 00000000", "");
-  pbd_TreeOptions o = opts_default();
-  o.float_bits = true;
-  expect_o(M3, &o, "45 0000c07f", "45 0100c07f", "changed f: nan -> nan\n");
-  expect_o(M3, &o, "85 02 00000080", "85 02 00000000", "changed of: -0 -> 0\n");
 }
 END_TEST
 
@@ -438,11 +156,6 @@ END_TEST
 
 START_TEST(rule12_groups_extensions) {
   const pbd_MessageDef *M = tu_type("sem2.M");
-  expect(M, "3b 40 01 3c", "3b 40 02 3c", "changed g.ga: 1 -> 2\n");
-  expect(M, "3b 40 01 3c 3b 3c", "3b 40 01 3c", "");   /* groups merge as messages */
-  expect(M, "a0 06 05", "a0 06 06", "changed [sem2.ext_i]: 5 -> 6\n");
-  expect(M, "aa 06 02 08 01", "aa 06 02 08 02", "changed [sem2.ext_m].a: 1 -> 2\n");
-  expect(M, "aa 06 02 08 01 08 01", "08 01 aa 06 02 08 01", "");
   pbd_TreeOptions o = opts_default();
   pbd_Status s = parse_fail(M, "08 01 3c", &o);
   ck_assert_int_eq(s.offset, 2);
@@ -450,19 +163,6 @@ START_TEST(rule12_groups_extensions) {
   ck_assert_int_eq(s.code, kPbd_Status_Malformed);
   s = parse_fail(M, "3b 40 01", &o);    /* no end */
   ck_assert_int_eq(s.code, kPbd_Status_Malformed);
-}
-END_TEST
-
-/* ---- Rule 13: schemaless ------------------------------------------------- */
-
-START_TEST(rule13_schemaless) {
-  expect(NULL, "08 01 08 02", "08 02", "removed 1[0]: 1 -> _\n");
-  expect(NULL, "08 01 10 02", "10 02 08 01", "");
-  expect(NULL, "12 02 08 01", "12 02 08 02", "changed 2[0].1[0]: 1 -> 2\n");
-  expect(NULL, "12 04 08 01 10 02", "12 04 10 02 08 01", ""); /* nested order too */
-  expect(NULL, "12 01 78", "12 01 79", "changed 2[0]: \"x\" -> \"y\"\n"); /* bytes */
-  expect(NULL, "1d 01000000", "1d 02000000", "changed 3[0]: 1 -> 2\n");
-  expect(NULL, "0b 08 01 0c", "0b 08 02 0c", "changed 1[0].1[0]: 1 -> 2\n");
 }
 END_TEST
 
@@ -514,9 +214,8 @@ START_TEST(errors_utf8) {
   ck_assert_str_eq(s.path, "rs[1]");
   s = parse_fail(M, "82 01 03 0a 01 ff", &o);     /* map key */
   ck_assert_int_eq(s.code, kPbd_Status_BadUtf8);
-  /* valid multi-byte UTF-8 passes; proto2 strings are not checked */
-  expect(M, "52 04 f0 9f 98 80", "52 04 f0 9f 98 80", "");
-  expect(tu_type("sem2.M"), "72 01 ff", "72 01 ff", "");
+  /* valid multi-byte UTF-8 passes, proto2 strings are not checked: cases in
+   * semantics.cases */
 }
 END_TEST
 
@@ -706,26 +405,11 @@ static Suite *suite(void) {
   Suite *s = suite_create("semantics");
   TCase *t = tcase_create("rules");
   tcase_set_timeout(t, 60);
-  tcase_add_test(t, rule1_field_order);
-  tcase_add_test(t, rule2_last_value_wins);
-  tcase_add_test(t, rule2_oneof_last_member_wins);
-  tcase_add_test(t, rule3_messages_merge);
-  tcase_add_test(t, rule3_concatenation_is_merge);
-  tcase_add_test(t, rule4_packed_unpacked);
-  tcase_add_test(t, rule5_map_order_and_duplicates);
-  tcase_add_test(t, rule5_map_entry_defaults_and_order);
   tcase_add_test(t, rule6_unknown_fields);
-  tcase_add_test(t, rule7_implicit_default_is_absent);
-  tcase_add_test(t, rule7_presence);
-  tcase_add_test(t, rule7_proto2_defaults);
   tcase_add_test(t, rule7_onnx_empty_optional_value);
-  tcase_add_test(t, rule8_integers);
   tcase_add_test(t, rule8_bad_field_numbers);
-  tcase_add_test(t, rule9_enums);
-  tcase_add_test(t, rule10_floats);
   tcase_add_test(t, rule11_any);
   tcase_add_test(t, rule12_groups_extensions);
-  tcase_add_test(t, rule13_schemaless);
   tcase_add_test(t, errors_malformed);
   tcase_add_test(t, errors_utf8);
   tcase_add_test(t, errors_depth);
