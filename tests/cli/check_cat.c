@@ -1,7 +1,8 @@
 /* pbdiff tests — `pbdiff cat` (canonical text form) run as users run it:
  * exact output on rich sem3, sem2 (groups, extensions) and schemaless
  * inputs, long values, input encodings (gzip, stdin, text format, JSON),
- * delimited streams, per-path config and errors. *
+ * per-path config and errors (--delimited: tests/cases/cli.cases).
+ *
  * Every command runs in a fresh directory of its own, with shell variables
  *   $P  the pbdiff binary under test    $R  the source root
  * and the descriptor sets ../sem3.desc and ../sem2.desc, compiled once per
@@ -339,30 +340,6 @@ START_TEST(cat_encodings) {
 }
 END_TEST
 
-START_TEST(cat_delimited) {
-  /* three sem3.Rec: {name "a" n 1}, {}, {n 7} */
-  put("d.pb", "05 0a 01 61 10 01  00  02 10 07");
-  EXPECT(PB("cat --delimited " S3REC "d.pb"), 0,
-         "# message 0\n"
-         "name: \"a\"\n"
-         "n: 1\n"
-         "# message 1\n"
-         "# message 2\n"
-         "n: 7\n");
-  /* the same messages in other bytes */
-  put("d2.pb", "07 10 05 10 01 0a 01 61  02 10 00  04 10 87 80 00");
-  EXPECT(PB("cat --delimited " S3REC "d2.pb"), 0,
-         "# message 0\nname: \"a\"\nn: 1\n# message 1\n# message 2\nn: 7\n");
-  /* an empty stream prints nothing */
-  put("none.pb", "");
-  EXPECT(PB("cat --delimited " S3REC "none.pb"), 0, "");
-  /* a bad message in the stream: an error and no output */
-  put("bad.pb", "05 0a 01 61 10 01  01 08");
-  EXPECT_TROUBLE(PB("cat --delimited " S3REC "bad.pb"), "",
-                 "pbdiff: bad.pb: truncated varint (field 1) at byte 8 (in [1])\n");
-}
-END_TEST
-
 START_TEST(cat_config) {
   /* the schema and type come from a .pbdiff section matching the path given */
   put("m.sem", "08 01 52 01 78");
@@ -420,7 +397,6 @@ static Suite *suite(void) {
   tcase_add_test(t, cat_schemaless);
   tcase_add_test(t, cat_long_values_whole);
   tcase_add_test(t, cat_encodings);
-  tcase_add_test(t, cat_delimited);
   tcase_add_test(t, cat_config);
   tcase_add_test(t, cat_errors);
   suite_add_tcase(s, t);

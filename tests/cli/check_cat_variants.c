@@ -3,7 +3,8 @@
  * their encoding (field order, packed or not, map entry order, split
  * messages, defaults written out, non-minimal varints, repeated values of
  * which the last wins, ...), and an input that differs prints other text and
- * another fingerprint.  Every variant is hand-written hex. *
+ * another fingerprint.  Every variant is hand-written hex.
+ *
  * Every command runs in a fresh directory of its own, with shell variables
  *   $P  the pbdiff binary under test    $R  the source root
  * and the descriptor sets ../sem3.desc and ../sem2.desc, compiled once per

@@ -3,7 +3,8 @@
  * equal-but-re-encoded, differing and malformed files, symlinks, .git),
  * --summary, -q, errors, -j 1 vs -j 4, the JSON shape, and JUnit XML
  * (well-formed, counts, escaping; also for a single pair).  Per-path config,
- * 1 000 files and the recipes of docs/ci.md: check_dirs_ci.c. *
+ * 1 000 files and the recipes of docs/ci.md: check_dirs_ci.c.
+ *
  * Every command runs in a fresh directory of its own, with shell variables
  *   $P  the pbdiff binary under test    $R  the source root
  * the descriptor sets ../sem3.desc and ../api.desc (compiled once per run),

@@ -1,6 +1,7 @@
 /* pbdiff tests — directories in CI use: the .pbdiff config's per-path
  * options, 1 000 files of which exactly 7 differ, and every recipe of
- * docs/ci.md run as written.  The tree output itself: check_dirs.c. *
+ * docs/ci.md run as written.  The tree output itself: check_dirs.c.
+ *
  * Every command runs in a fresh directory of its own, with shell variables
  *   $P  the pbdiff binary under test    $R  the source root
  * the descriptor sets ../sem3.desc and ../api.desc (compiled once per run),

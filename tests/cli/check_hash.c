@@ -1,7 +1,8 @@
 /* pbdiff tests — `pbdiff hash` (semantic fingerprints, docs/hash.md) run as
  * users run it: pinned fingerprints, the record recomputed with libxxhash as
  * docs/hash.md writes it, --equivalent, several files and errors, delimited
- * streams, and real ONNX models. *
+ * streams, and real ONNX models.
+ *
  * Every command runs in a fresh directory of its own, with shell variables
  *   $P  the pbdiff binary under test    $R  the source root
  * and the descriptor sets ../sem3.desc and ../sem2.desc, compiled once per
