@@ -12,7 +12,9 @@
 #include "tree/tree.h"
 
 /* Parses hex digits ("08 01 0a02 6869"; spaces and newlines ignored) into a
- * malloc'd buffer; aborts the test on a bad digit. */
+ * malloc'd buffer of exactly that many bytes (one when none), so that
+ * AddressSanitizer catches a read past the end; aborts the test on a bad
+ * digit. */
 uint8_t *tu_hex(const char *hex, size_t *len);
 /* Root of the source tree ($PBDIFF_ROOT, else "."). */
 const char *tu_root(void);
