@@ -214,6 +214,29 @@ char *tu_diff_hex(const pbd_MessageDef *t, const char *lhex, const char *rhex,
   return out.data;
 }
 
+pbd_Message *tu_tree(const pbd_MessageDef *t, const char *hex, const pbd_TreeOptions *opts,
+                     pbd_Arena *arena) {
+  pbd_TreeOptions o;
+  if (opts) {
+    o = *opts;
+  } else {
+    memset(&o, 0, sizeof o);
+    o.hash_seed = 12345;
+    o.pool = t ? tu_type_pool(t->full_name) : NULL;
+  }
+  size_t n;
+  uint8_t *b = tu_hex(hex, &n);
+  uint8_t *copy = pbd_Arena_Malloc(arena, n ? n : 1);
+  ck_assert_ptr_nonnull(copy);
+  memcpy(copy, b, n);
+  free(b);
+  pbd_Status s;
+  pbd_Status_Clear(&s);
+  pbd_Message *m = pbd_Tree_Parse(t, copy, 0, n, &o, arena, &s);
+  ck_assert_msg(m != NULL, "%s: %s at %zu (in %s)", hex, s.msg, s.offset, s.path);
+  return m;
+}
+
 char *tu_mirror_edits(const char *edits) {
   pbd_Buf out = {0};
   pbd_Buf_AppendStr(&out, "");

@@ -49,6 +49,13 @@ char *tu_diff_hex(const pbd_MessageDef *t, const char *lhex, const char *rhex,
  * type is not there. */
 const pbd_MessageDef *tu_message(pbd_DefPool **pool, const char *proto, const char *name);
 
+/* The tree of hex read as type t (NULL: schemaless), its bytes copied into
+ * the arena so that they live as long as the tree.  opts NULL: hash seed
+ * 12345 and, for a type of tu_type's schemas, that schema as the pool.
+ * Fails the test when the bytes do not parse. */
+pbd_Message *tu_tree(const pbd_MessageDef *t, const char *hex, const pbd_TreeOptions *opts,
+                     pbd_Arena *arena);
+
 /* The edits of tu_diff_hex seen from the other side: added <-> removed,
  * LEFT and RIGHT swapped (malloc'd). */
 char *tu_mirror_edits(const char *edits);
