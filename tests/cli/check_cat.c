@@ -23,7 +23,6 @@
 #include "tu_cli.h"
 
 TU_CLI_FIXTURES("cat", "proto/sem3.proto", "sem3.desc", "proto/sem2.proto", "sem2.desc")
-#define ENC3 "protoc --encode=sem3.M -I \"$R/testdata/proto\" -I /usr/include \"$R/testdata/proto/sem3.proto\""
 
 static const char kRich3Text[] =
     "i32: -3\n"

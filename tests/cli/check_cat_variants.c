@@ -162,7 +162,6 @@ END_TEST
 
 START_TEST(variants_oneof_any_unknown) {
   /* c2 "z", oi 0, any {Inner a: 4 s: "y"}, unknown 99 [7, 8], 100 fixed32 1 */
-#define ANY_A "b2 01 27 0a 1e " URL_INNER " 12 05 08 04 12 01 79"
   check_variants(
       S3,
       LIST("a2 01 01 7a 90 01 00 " ANY_A " 98 06 07 98 06 08 a5 06 01 00 00 00",

@@ -24,8 +24,6 @@
 #include "tu_cli.h"
 
 TU_CLI_FIXTURES("cli", "proto/sem3.proto", "sem3.desc", "proto/sem2.proto", "sem2.desc")
-#define PROTOC_ONNX "protoc -I/usr/include " ONNX_PROTO
-#define ENC3 "protoc --encode=sem3.M -I \"$R/testdata/proto\" -I /usr/include \"$R/testdata/proto/sem3.proto\""
 
 
 

@@ -22,51 +22,36 @@
 
 #include "cli.h"
 #include "testutil.h"
+#include "tu_cli.h"
 
 /* ---- fixtures -------------------------------------------------------------- */
 
-static char g_base[64];        /* per run: payloads, HOME, one directory per test */
-static char g_bin[PATH_MAX];   /* absolute path of pbdiff */
-static char g_root[PATH_MAX];  /* absolute source root */
-static char t_dir[128];        /* per test; the repository is t_dir/r */
+/* The sandbox of testutil.h: its base directory is $B (payloads, HOME), each
+ * test's repository is r in the test's directory. */
 static char g_hex[4][8];       /* short blob ids of v1, v2, v2r, bad */
-
-typedef struct {
-  int rc;
-  char *out, *err;
-} Run;
-
-static Run g_last;
-
-static void run_free(void) {
-  free(g_last.out);
-  free(g_last.err);
-  memset(&g_last, 0, sizeof g_last);
-}
 
 /* Runs the shell command (printf-formatted) in `dir` with the environment
  * described at the top; the result stays valid until the next call. */
 static const Run *sh_in(const char *dir, const char *fmt, va_list ap) {
-  char user[8192], cmd[16384];
+  char user[6144], cmd[8192];
   int n = vsnprintf(user, sizeof user, fmt, ap);
   ck_assert(n >= 0 && (size_t)n < sizeof user);
+  const char *base = tu_sandbox_base();
   n = snprintf(cmd, sizeof cmd,
                "unset GIT_DIR GIT_WORK_TREE GIT_INDEX_FILE GIT_EXTERNAL_DIFF GIT_PAGER_IN_USE "
                "GIT_EXTERNAL_DIFF_TRUST_EXIT_CODE NO_COLOR GIT_CONFIG_PARAMETERS; "
                "export HOME='%s' XDG_CONFIG_HOME='%s/.config' GIT_CONFIG_NOSYSTEM=1 "
-               "GIT_PAGER=cat PAGER=cat TERM=dumb LC_ALL=C P='%s' R='%s' B='%s' && "
+               "GIT_PAGER=cat PAGER=cat TERM=dumb LC_ALL=C P R B='%s' && "
                "cd '%s' && %s",
-               g_base, g_base, g_bin, g_root, g_base, dir, user);
+               base, base, base, dir, user);
   ck_assert(n >= 0 && (size_t)n < sizeof cmd);
-  run_free();
-  g_last.rc = tu_run(cmd, &g_last.out, &g_last.err);
-  return &g_last;
+  return tu_sh("%s", cmd);
 }
 
 /* In the test's repository. */
 static const Run *sh(const char *fmt, ...) {
   char dir[256];
-  snprintf(dir, sizeof dir, "%s/r", t_dir);
+  snprintf(dir, sizeof dir, "%s/r", tu_sandbox_dir());
   va_list ap;
   va_start(ap, fmt);
   const Run *r = sh_in(dir, fmt, ap);
@@ -77,7 +62,7 @@ static const Run *sh(const char *fmt, ...) {
 static const Run *sh_base(const char *fmt, ...) {
   va_list ap;
   va_start(ap, fmt);
-  const Run *r = sh_in(g_base, fmt, ap);
+  const Run *r = sh_in(tu_sandbox_base(), fmt, ap);
   va_end(ap);
   return r;
 }
@@ -87,16 +72,6 @@ static const Run *sh_base(const char *fmt, ...) {
     const Run *r_ = (r);                                                                        \
     ck_assert_msg(r_->rc == 0, "status %d\nstdout: [%.1500s]\nstderr: [%.1500s]", r_->rc,       \
                   r_->out, r_->err);                                                            \
-  } while (0)
-
-/* Status and exact stdout; stderr must be empty. */
-#define EXPECT(r, status, stdout_text)                                                          \
-  do {                                                                                          \
-    const Run *r_ = (r);                                                                        \
-    const char *w_ = (stdout_text);                                                             \
-    ck_assert_msg(r_->rc == (status) && strcmp(r_->out, w_) == 0 && r_->err[0] == '\0',         \
-                  "status %d (want %d)\nstdout: [%.3000s]\n  want: [%.3000s]\nstderr: [%.1500s]", \
-                  r_->rc, (status), r_->out, w_, r_->err);                                      \
   } while (0)
 
 /* git died (status 128): nothing on stdout, stderr exactly the given text. */
@@ -123,7 +98,7 @@ static char *expand(const char *tmpl) {
         done = true;
       }
     if (!done && !strncmp(p, "{B}", 3)) {
-      pbd_Buf_AppendStr(&b, g_base);
+      pbd_Buf_AppendStr(&b, tu_sandbox_base());
       p += 3;
       done = true;
     }
@@ -148,10 +123,7 @@ static void encode(const char *name) {
 
 /* Unchecked (runs once, in the parent): the run's directory and payloads. */
 static void suite_setup(void) {
-  snprintf(g_base, sizeof g_base, "/tmp/pbdiff-git-XXXXXX");
-  ck_assert_ptr_nonnull(mkdtemp(g_base));
-  ck_assert_msg(realpath(tu_pbdiff(), g_bin) != NULL, "no pbdiff at %s", tu_pbdiff());
-  ck_assert_msg(realpath(tu_root(), g_root) != NULL, "no source root at %s", tu_root());
+  tu_sandbox_open("git", NULL);
   encode("v1");
   encode("v2");
   encode("v2_tail");
@@ -161,33 +133,17 @@ static void suite_setup(void) {
              "printf '\\n\\005ab' >bad.pb && cp \"$R/testdata/git/shop.proto\" ."));
   const char *names[4] = {"v1.pb", "v2.pb", "v2r.pb", "bad.pb"};
   for (int i = 0; i < 4; i++) {
-    OK(sh_base("git hash-object %s | cut -c1-7", names[i]));
-    ck_assert_uint_eq(strlen(g_last.out), 8);
-    memcpy(g_hex[i], g_last.out, 7);
+    const Run *r = sh_base("git hash-object %s | cut -c1-7", names[i]);
+    OK(r);
+    ck_assert_uint_eq(strlen(r->out), 8);
+    memcpy(g_hex[i], r->out, 7);
     g_hex[i][7] = '\0';
   }
-  run_free();
 }
 
-static void suite_teardown(void) {
-  if (g_base[0]) {
-    char cmd[128];
-    snprintf(cmd, sizeof cmd, "rm -rf '%s'", g_base);
-    ck_assert_int_eq(system(cmd), 0);
-  }
-}
-
-static void test_setup(void) {
-  snprintf(t_dir, sizeof t_dir, "%s/t-XXXXXX", g_base);
-  ck_assert_ptr_nonnull(mkdtemp(t_dir));
-}
-
-static void test_teardown(void) {
-  run_free();
-  char cmd[256];
-  snprintf(cmd, sizeof cmd, "rm -rf '%s'", t_dir);
-  ck_assert_int_eq(system(cmd), 0);
-}
+static void suite_teardown(void) { tu_sandbox_close(); }
+static void test_setup(void) { tu_sandbox_test_begin(); }
+static void test_teardown(void) { tu_sandbox_test_end(); }
 
 /* The repository: shop.proto, a .pbdiff config with `pbdiff_config` (NULL:
  * none), a .gitattributes line `attributes` (NULL: none), and FILE (c.pb
@@ -198,7 +154,7 @@ static void make_repo(const char *pbdiff_config, const char *attributes, const c
              "%s%s%s %s%s%s "
              "f='%s' && mkdir -p \"$(dirname \"$f\")\" && cp \"$B/v1.pb\" \"$f\" && "
              "git add -A && git commit -qm v1 && cp \"$B/v2.pb\" \"$f\" && git commit -qam v2",
-             t_dir, pbdiff_config ? "printf '" : "", pbdiff_config ? pbdiff_config : "",
+             tu_sandbox_dir(), pbdiff_config ? "printf '" : "", pbdiff_config ? pbdiff_config : "",
              pbdiff_config ? "' >.pbdiff &&" : "", attributes ? "echo '" : "",
              attributes ? attributes : "", attributes ? "' >.gitattributes &&" : "",
              file ? file : "c.pb"));
@@ -400,7 +356,7 @@ START_TEST(driver_schema_on_command) {
   make_repo(NULL, "*.pb diff=pbdiff", NULL);
   OK(sh("git config diff.pbdiff.command \"'$P' --proto shop.proto -t shop.Inventory\""));
   EXPECT_X(sh("git diff HEAD~1 HEAD"), 0, V1_V2_DIFF);
-  EXPECT_X(sh("cd / && git -C '%s/r' diff HEAD~1 HEAD", t_dir), 0, V1_V2_DIFF);
+  EXPECT_X(sh("cd / && git -C '%s/r' diff HEAD~1 HEAD", tu_sandbox_dir()), 0, V1_V2_DIFF);
   /* and no schema at all: fields by number */
   OK(sh("git config diff.pbdiff.command \"'$P'\""));
   EXPECT_X(sh("git diff HEAD~1 HEAD"), 0,
@@ -501,11 +457,12 @@ START_TEST(driver_quoted_paths) {
         "cp \"$B/v2r.pb\" 'q\"t.pb'"));
   /* git's own header lines (--text: with the ---/+++ lines), with
    * "diff --git" for "diff --pbdiff" */
-  OK(sh("git diff --no-ext-diff --text -- '*.pb' ':!c.pb' | grep -a -E '^(diff|index|---|[+][+][+]) ' | "
+  const Run *r = sh("git diff --no-ext-diff --text -- '*.pb' ':!c.pb' | grep -a -E '^(diff|index|---|[+][+][+]) ' | "
         "sed 's/^diff --git/diff --pbdiff/' >../want.txt && "
         "git diff -- '*.pb' ':!c.pb' >../got.txt && grep -c '^(equal in meaning' ../got.txt && "
-        "grep -v '^(equal' ../got.txt | cmp - ../want.txt && grep -c -P '^[-+]{3} .*\\t$' ../got.txt"));
-  ck_assert_str_eq(g_last.out, "3\n2\n");
+        "grep -v '^(equal' ../got.txt | cmp - ../want.txt && grep -c -P '^[-+]{3} .*\\t$' ../got.txt");
+  OK(r);
+  ck_assert_str_eq(r->out, "3\n2\n");
 }
 END_TEST
 
@@ -572,7 +529,8 @@ START_TEST(driver_onnx) {
         "git add model.onnx && git commit -qm abs && "
         "cp /usr/share/libonnx-testdata/data/node/test_acos/model.onnx model.onnx && "
         "git commit -qam acos"));
-  OK(sh("git rev-parse HEAD~1:model.onnx HEAD:model.onnx | cut -c1-7 | paste -sd. -"));
+  const Run *ids = sh("git rev-parse HEAD~1:model.onnx HEAD:model.onnx | cut -c1-7 | paste -sd. -");
+  OK(ids);
   char want[1024];
   snprintf(want, sizeof want,
            "diff --pbdiff a/model.onnx b/model.onnx\n"
@@ -586,7 +544,7 @@ START_TEST(driver_onnx) {
            "  name: \"test_abs\" -> \"test_acos\"\n"
            "opset_import[0] (onnx.OperatorSetIdProto):\n"
            "  version: 13 -> 7\n",
-           g_last.out, g_last.out + 8);
+           ids->out, ids->out + 8);
   EXPECT(sh("git diff HEAD~1 HEAD"), 0, want);
 }
 END_TEST
@@ -608,9 +566,10 @@ START_TEST(difftool_extcmd) {
   /* the work tree: REMOTE is the file itself */
   EXPECT(sh("cp \"$B/v2r.pb\" c.pb && git difftool -y -x \"$P\""), 0, "");
   /* a named tool */
-  OK(sh("git config difftool.pbdiff.cmd \"'$P' \\\"\\$LOCAL\\\" \\\"\\$REMOTE\\\"\" && "
-        "git config --get difftool.pbdiff.cmd"));
-  ck_assert_msg(strstr(g_last.out, "pbdiff' \"$LOCAL\" \"$REMOTE\"\n"), "[%s]", g_last.out);
+  r = sh("git config difftool.pbdiff.cmd \"'$P' \\\"\\$LOCAL\\\" \\\"\\$REMOTE\\\"\" && "
+         "git config --get difftool.pbdiff.cmd");
+  OK(r);
+  ck_assert_msg(strstr(r->out, "pbdiff' \"$LOCAL\" \"$REMOTE\"\n"), "[%s]", r->out);
   EXPECT(sh("git difftool -y -t pbdiff HEAD~1 HEAD"), 0, V1_V2_BODY);
   EXPECT(sh("git difftool -y --tool=pbdiff HEAD~1 HEAD -- c.pb"), 0, V1_V2_BODY);
   /* with diff.pbdiff.command set, git diff's driver takes precedence over
@@ -705,7 +664,7 @@ END_TEST
 
 START_TEST(docs_recipes) {
   char path[PATH_MAX + 32];
-  snprintf(path, sizeof path, "%s/docs/git.md", g_root);
+  snprintf(path, sizeof path, "%s/docs/git.md", tu_sandbox_root());
   size_t n;
   char *doc = (char *)tu_read_file(path, &n);
   ck_assert_msg(doc != NULL, "cannot read %s", path);

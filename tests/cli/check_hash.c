@@ -23,7 +23,6 @@
 #include "tu_cli.h"
 
 TU_CLI_FIXTURES("hash", "proto/sem3.proto", "sem3.desc", "proto/sem2.proto", "sem2.desc")
-#define PROTOC_ONNX "protoc -I/usr/include " ONNX_PROTO
 
 /* ---- hash --------------------------------------------------------------------------- */
 

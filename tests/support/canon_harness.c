@@ -57,33 +57,13 @@ bool ch_verbose(void) { return env_on("PBDIFF_VERBOSE"); }
 
 /* ---- Schemas ---------------------------------------------------------------- */
 
-#define ONNX_PROTO "/usr/include/onnx/onnx.proto"
-
-static pbd_DefPool *pool3, *pool2, *pool_onnx, *pool_onnxopt;
-
 const pbd_MessageDef *ch_type_named(const char *name, const pbd_DefPool **pool) {
   if (!name) {
-    *pool = pool3; /* schemaless: the pool is not used */
+    *pool = NULL; /* schemaless: the pool is not used */
     return NULL;
   }
-  const pbd_MessageDef *t;
-  if (strncmp(name, "sem3.", 5) == 0) {
-    t = tu_message(&pool3, "proto/sem3.proto", name);
-    *pool = pool3;
-  } else if (strncmp(name, "sem2.", 5) == 0) {
-    t = tu_message(&pool2, "proto/sem2.proto", name);
-    *pool = pool2;
-  } else if (strncmp(name, "onnxtest.", 9) == 0) {
-    t = tu_message(&pool_onnxopt, "proto/onnx_optional.proto", name);
-    *pool = pool_onnxopt;
-  } else if (strncmp(name, "onnx.", 5) == 0) {
-    t = tu_message(&pool_onnx, ONNX_PROTO, name);
-    *pool = pool_onnx;
-  } else {
-    ck_abort_msg("no schema for type %s", name);
-    return NULL;
-  }
-  return t;
+  *pool = tu_type_pool(name); /* testutil's schemas, by the type's package */
+  return tu_type(name);
 }
 
 static const char *type_name(const pbd_MessageDef *t) { return t ? t->full_name : "(schemaless)"; }

@@ -333,6 +333,7 @@ void tu_sandbox_test_begin(void) {
 void tu_sandbox_test_end(void) {
   sb_free_last();
   tu_rm_rf(sb_dir);
+  sb_dir[0] = '\0';
 }
 
 const char *tu_sandbox_base(void) { return sb_base; }
@@ -348,7 +349,7 @@ const tu_Run *tu_sh(const char *fmt, ...) {
   va_end(ap);
   ck_assert(n >= 0 && (size_t)n < sizeof user);
   n = snprintf(cmd, sizeof cmd, "cd '%s' && P='%s' && R='%s' && PATH='%s/bin':\"$PATH\" && %s",
-               sb_dir, sb_bin, sb_root, sb_base, user);
+               sb_dir[0] ? sb_dir : sb_base, sb_bin, sb_root, sb_base, user);
   ck_assert(n >= 0 && (size_t)n < sizeof cmd);
   sb_free_last();
   sb_last.rc = tu_run(cmd, &sb_last.out, &sb_last.err);

@@ -11,6 +11,10 @@
 #include "schema/schema.h"
 #include "tree/tree.h"
 
+/* The installed ONNX schema and the ONNX test data's node cases. */
+#define ONNX_PROTO "/usr/include/onnx/onnx.proto"
+#define ONNX_NODE "/usr/share/libonnx-testdata/data/node/"
+
 /* Parses hex digits ("08 01 0a02 6869"; spaces and newlines ignored) into a
  * malloc'd buffer of exactly that many bytes (one when none), so that
  * AddressSanitizer catches a read past the end; aborts the test on a bad
@@ -124,8 +128,9 @@ const char *tu_sandbox_base(void);
 const char *tu_sandbox_dir(void);  /* the test's directory */
 const char *tu_sandbox_bin(void);  /* the binary, absolute */
 const char *tu_sandbox_root(void); /* the source root, absolute */
-/* Runs the shell command (printf-formatted) in the test's directory; the
- * result stays valid until the next call. */
+/* Runs the shell command (printf-formatted) in the test's directory (in the
+ * base directory outside a test, e.g. in an unchecked fixture); the result
+ * stays valid until the next call. */
 const tu_Run *tu_sh(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /* Writes bytes (or the bytes given in hex) to NAME in the test's directory,
  * making its parent directories; fails the test when it cannot. */

@@ -32,4 +32,7 @@ char *tu_hash_of(const char *opts, const char *file);
  * not know (alone and out of a packed run), a group, extensions, a set -0.0. */
 #define RICH2 "08 01 10 07 20 05 3b 40 03 3c a0 06 05 aa 06 02 08 01 55 00 00 00 80 58 00 2a 03 01 09 02"
 
+/* An Any of sem3.Inner { a: 4 s: "y" } */
+#define ANY_A "b2 01 27 0a 1e " URL_INNER " 12 05 08 04 12 01 79"
+
 #endif

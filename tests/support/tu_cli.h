@@ -39,9 +39,10 @@ void tu_put_junit_check(void);
 #define S3 "-s ../sem3.desc -t sem3.M "
 #define S3REC "-s ../sem3.desc -t sem3.Rec "
 #define S2 "-s ../sem2.desc -t sem2.M "
-#define ONNX_PROTO "/usr/include/onnx/onnx.proto"
-#define ONNX_NODE "/usr/share/libonnx-testdata/data/node/"
 #define ONNX_MODEL "--proto " ONNX_PROTO " -t onnx.ModelProto "
+/* protoc commands: text format to sem3.M bytes, and the ONNX schema */
+#define ENC3 "protoc --encode=sem3.M -I \"$R/testdata/proto\" -I /usr/include \"$R/testdata/proto/sem3.proto\""
+#define PROTOC_ONNX "protoc -I/usr/include " ONNX_PROTO
 
 /* Status, exact stdout and exact stderr. */
 #define EXPECT2(r, status, stdout_text, stderr_text)                                       \
