@@ -42,11 +42,6 @@ typedef struct {
 static Case *cases;
 static size_t ncases;
 
-static void die(int line, const char *why, const char *text) {
-  fprintf(stderr, "%s:%d: %s: [%s]\n", CASES_FILE, line, why, text);
-  exit(EXIT_FAILURE);
-}
-
 static Step *add_step(Case *c, StepKind kind, int line, const char *text) {
   c->steps = realloc(c->steps, (c->nsteps + 1) * sizeof *c->steps);
   Step *s = &c->steps[c->nsteps++];
@@ -61,7 +56,7 @@ static Step *add_step(Case *c, StepKind kind, int line, const char *text) {
 
 static Step *last_command(Case *c, int line, const char *l) {
   if (!c || !c->nsteps || c->steps[c->nsteps - 1].kind != kCommand)
-    die(line, "an expectation with no command before it", l);
+    tu_cases_error(CASES_FILE, line, "an expectation with no command before it", l);
   return &c->steps[c->nsteps - 1];
 }
 
@@ -72,13 +67,7 @@ static const char *after_mark(const char *l, size_t mark_len) {
 }
 
 static void load_cases(void) {
-  char path[4096];
-  snprintf(path, sizeof path, "%s/%s", tu_root(), CASES_FILE);
-  size_t n;
-  char *text = (char *)tu_read_file(path, &n);
-  if (!text) die(0, "cannot read", path);
-  text = realloc(text, n + 1);
-  text[n] = '\0';
+  char *text = tu_read_cases(CASES_FILE);
   Case *c = NULL; /* the block being read */
   int line = 0;
   for (char *l = text; l && *l;) {
@@ -100,7 +89,7 @@ static void load_cases(void) {
         const char *p = after_mark(l, 1);
         const char *sp = strchr(p, ' ');
         char *name = sp ? strndup(p, (size_t)(sp - p)) : strdup(p);
-        if (!*name) die(line, "a file with no name", l);
+        if (!*name) tu_cases_error(CASES_FILE, line, "a file with no name", l);
         Step *s = add_step(c, kFile, line, name);
         s->hex = strdup(sp ? sp + 1 : "");
         free(name);
@@ -109,22 +98,23 @@ static void load_cases(void) {
       } else if (l[0] == '?') {
         char *end;
         long st = strtol(after_mark(l, 1), &end, 10);
-        if (*end || st < 0 || st > 255) die(line, "not an exit status", l);
+        if (*end || st < 0 || st > 255)
+          tu_cases_error(CASES_FILE, line, "not an exit status", l);
         last_command(c, line, l)->status = (int)st;
       } else if (l[0] == '>') {
         Step *s = last_command(c, line, l);
         pbd_Buf_Printf(&s->out, "%s\n", after_mark(l, 1));
       } else if (!strncmp(l, "!~", 2)) {
         Step *s = last_command(c, line, l);
-        if (s->err.len) die(line, "\"!~\" after \"!\" lines", l);
+        if (s->err.len) tu_cases_error(CASES_FILE, line, "\"!~\" after \"!\" lines", l);
         s->err_contains = true;
         pbd_Buf_AppendStr(&s->err, after_mark(l, 2));
       } else if (l[0] == '!') {
         Step *s = last_command(c, line, l);
-        if (s->err_contains) die(line, "\"!\" after \"!~\"", l);
+        if (s->err_contains) tu_cases_error(CASES_FILE, line, "\"!\" after \"!~\"", l);
         pbd_Buf_Printf(&s->err, "%s\n", after_mark(l, 1));
       } else {
-        die(line, "a line with no mark (#, <, $, ?, >, !)", l);
+        tu_cases_error(CASES_FILE, line, "a line with no mark (#, <, $, ?, >, !)", l);
       }
     }
     l = nl ? nl + 1 : NULL;
@@ -136,11 +126,12 @@ static void load_cases(void) {
     bool has_command = false;
     for (size_t j = 0; j < cases[i].nsteps; j++) has_command |= cases[i].steps[j].kind == kCommand;
     if (has_command) cases[k++] = cases[i];
-    else if (cases[i].nsteps) die(cases[i].line, "a case with no command", cases[i].name);
+    else if (cases[i].nsteps)
+      tu_cases_error(CASES_FILE, cases[i].line, "a case with no command", cases[i].name);
     else free(cases[i].name);
   }
   ncases = k;
-  if (ncases == 0) die(0, "no cases", path);
+  if (ncases == 0) tu_cases_error(CASES_FILE, 0, "no cases", "");
 }
 
 START_TEST(cli_case) {

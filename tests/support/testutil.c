@@ -419,6 +419,23 @@ size_t tu_varint(uint8_t *p, uint64_t v) {
   return n;
 }
 
+void tu_cases_error(const char *rel, int line, const char *why, const char *text) {
+  fprintf(stderr, "%s:%d: %s: [%s]\n", rel, line, why, text);
+  exit(EXIT_FAILURE);
+}
+
+char *tu_read_cases(const char *rel) {
+  char path[4096];
+  snprintf(path, sizeof path, "%s/%s", tu_root(), rel);
+  size_t n;
+  char *text = (char *)tu_read_file(path, &n);
+  if (!text) tu_cases_error(rel, 0, "cannot read", path);
+  char *z = realloc(text, n + 1);
+  if (!z) tu_cases_error(rel, 0, "out of memory reading", path);
+  z[n] = '\0';
+  return z;
+}
+
 int tu_main(Suite *s) {
   SRunner *r = srunner_create(s);
   srunner_run_all(r, CK_NORMAL);

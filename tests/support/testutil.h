@@ -96,6 +96,12 @@ char *tu_hex_of(const char *s);
 /* Writes v as a base-128 varint at p; returns its length (at most 10). */
 size_t tu_varint(uint8_t *p, uint64_t v);
 
+/* For the data files of tests/cases, read before any test runs: the text
+ * of `rel` under the source root (malloc'd, NUL-terminated), and an error
+ * in it ("FILE:LINE: WHY: [TEXT]" on stderr, then exit(EXIT_FAILURE)). */
+char *tu_read_cases(const char *rel);
+_Noreturn void tu_cases_error(const char *rel, int line, const char *why, const char *text);
+
 /* Runs the suite (CK_NORMAL output, forking as CK_FORK says) and returns
  * main's exit status: 0 when every test passed. */
 int tu_main(Suite *s);

@@ -24,11 +24,6 @@ typedef struct {
 static Case *cases;
 static size_t ncases;
 
-static void die(int line, const char *why, const char *text) {
-  fprintf(stderr, "%s:%d: %s: [%s]\n", CASES_FILE, line, why, text);
-  exit(EXIT_FAILURE);
-}
-
 static char *trim(char *s) {
   while (*s == ' ' || *s == '\t') s++;
   size_t n = strlen(s);
@@ -64,18 +59,12 @@ static void parse_options(Case *c, char *f) {
     if (!strcmp(o, "equivalent")) c->equivalent = true;
     else if (!strcmp(o, "ignore-unknown")) c->ignore_unknown = true;
     else if (!strcmp(o, "float-bits")) c->float_bits = true;
-    else die(c->line, "unknown option", o);
+    else tu_cases_error(CASES_FILE, c->line, "unknown option", o);
   }
 }
 
 static void load_cases(void) {
-  char path[4096];
-  snprintf(path, sizeof path, "%s/%s", tu_root(), CASES_FILE);
-  size_t n;
-  char *text = (char *)tu_read_file(path, &n);
-  if (!text) die(0, "cannot read", path);
-  text = realloc(text, n + 1);
-  text[n] = '\0';
+  char *text = tu_read_cases(CASES_FILE);
   int line = 0;
   for (char *l = text; l && *l;) {
     char *nl = strchr(l, '\n');
@@ -87,13 +76,13 @@ static void load_cases(void) {
       int nf = 0;
       for (char *p = s;;) {
         char *bar = strstr(p, " | ");
-        if (nf == 6) die(line, "more than six fields", s);
+        if (nf == 6) tu_cases_error(CASES_FILE, line, "more than six fields", s);
         f[nf++] = p;
         if (!bar) break;
         *bar = '\0';
         p = bar + 3;
       }
-      if (nf < 5) die(line, "fewer than five fields", s);
+      if (nf < 5) tu_cases_error(CASES_FILE, line, "fewer than five fields", s);
       cases = realloc(cases, (ncases + 1) * sizeof *cases);
       Case *c = &cases[ncases++];
       memset(c, 0, sizeof *c);
@@ -109,7 +98,7 @@ static void load_cases(void) {
     l = nl ? nl + 1 : NULL;
   }
   free(text);
-  if (ncases == 0) die(0, "no cases", path);
+  if (ncases == 0) tu_cases_error(CASES_FILE, 0, "no cases", "");
 }
 
 START_TEST(semantic_case) {
