@@ -7,8 +7,8 @@
  * The comparison, its one tolerated difference (several errors) and the
  * reporting are canon_harness.c's.
  *
- * Tests (CK_RUN_CASE=NAME runs one): table (every hex input of
- * check_semantics.c and check_cathash.c, and more: canon_rows.h, under each
+ * Tests (CK_RUN_CASE=NAME runs one): table (the hex inputs of the semantic
+ * cases and of the cat and hash suites, and more: canon_rows.h, under each
  * option set and seed, as its type, schemaless and as the other types),
  * prefixes, onnx (the ONNX test data; PBDIFF_QUICK=1 and sanitizer builds
  * take every 10th model), many_fields, parts, parts_table, unknown.
