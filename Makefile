@@ -18,13 +18,19 @@ LDLIBS_BASE = -lxxhash -lz -lpthread -lm $(SAN)
 LIB_SRC  := $(sort $(wildcard lib/*.c lib/*/*.c))
 LIB_HDR  := $(wildcard include/pbdiff/*.h include/pbdiff/*/*.h lib/*/*.h)
 CLI_SRC  := $(sort $(wildcard cli/*.c cli/*/*.c))
-TEST_SRC := $(sort $(wildcard tests/check_*.c))
+CLI_HDR  := $(wildcard cli/*.h cli/*/*.h)
+# Test suites: tests/unit/<module>/check_*.c (a library module each) and
+# tests/cli/check_*.c (the built binary and cli/ code); helpers in tests/support/.
+TEST_SRC := $(sort $(wildcard tests/unit/*/check_*.c tests/cli/check_*.c))
+TEST_HDR := $(wildcard tests/support/*.h)
 LIB_OBJ  := $(LIB_SRC:%.c=$(BUILD)/%.o)
 CLI_OBJ  := $(CLI_SRC:%.c=$(BUILD)/%.o)
 TEST_BIN := $(TEST_SRC:tests/%.c=$(BUILD)/tests/%)
-# Objects every test program links: the shared helpers, and the machinery of
-# the canonical hash suites (check_canon*.c).
-TEST_UTIL_OBJ := $(BUILD)/tests/testutil.o $(BUILD)/tests/canon_harness.o $(BUILD)/tests/canon_checks.o
+# Objects every test program links: the shared helpers of tests/support/
+# (testutil.c, canon_harness.c and canon_checks.c, the machinery of the
+# canonical hash suites in tests/unit/canon/, ...).
+TEST_UTIL_OBJ := $(patsubst %.c,$(BUILD)/%.o,$(sort $(wildcard tests/support/*.c)))
+TEST_CFLAGS := -Icli -Itests/support
 
 .PHONY: all check demo deps test test-asan clean
 all: $(BUILD)/libpbdiff.a $(BUILD)/pbdiff
@@ -32,7 +38,7 @@ all: $(BUILD)/libpbdiff.a $(BUILD)/pbdiff
 deps:
 	@scripts/deps.sh
 
-$(BUILD)/%.o: %.c $(LIB_HDR) $(wildcard cli/*.h cli/*/*.h tests/*.h)
+$(BUILD)/%.o: %.c $(LIB_HDR) $(CLI_HDR)
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS_BASE) $(PKG_CFLAGS) $(CFLAGS) -c $< -o $@
 
@@ -46,19 +52,21 @@ $(BUILD)/libpbdiff.a: $(LIB_OBJ)
 $(BUILD)/pbdiff: $(CLI_OBJ) $(BUILD)/libpbdiff.a
 	$(CC) $(CFLAGS_BASE) $(CFLAGS) -o $@ $(CLI_OBJ) $(BUILD)/libpbdiff.a $(LDLIBS_BASE)
 
-$(TEST_UTIL_OBJ): $(BUILD)/tests/%.o: tests/%.c $(LIB_HDR) $(wildcard tests/*.h cli/*.h cli/*/*.h)
+$(TEST_UTIL_OBJ): $(BUILD)/tests/%.o: tests/%.c $(LIB_HDR) $(TEST_HDR) $(CLI_HDR)
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS_BASE) -Icli $(PKG_CFLAGS) $(CFLAGS) -c $< -o $@
+	$(CC) $(CFLAGS_BASE) $(TEST_CFLAGS) $(PKG_CFLAGS) $(CFLAGS) -c $< -o $@
 
 # Tests link the library and the CLI's modules (but not its main).
 TEST_CLI_OBJ := $(filter-out $(BUILD)/cli/main.o,$(CLI_OBJ))
-$(BUILD)/tests/check_%: tests/check_%.c $(TEST_UTIL_OBJ) $(TEST_CLI_OBJ) $(BUILD)/libpbdiff.a $(LIB_HDR) $(wildcard tests/*.h cli/*.h cli/*/*.h)
+# One program per suite: tests/unit/diff/check_align.c -> build/tests/unit/diff/check_align.
+$(TEST_BIN): $(BUILD)/tests/%: tests/%.c $(TEST_UTIL_OBJ) $(TEST_CLI_OBJ) $(BUILD)/libpbdiff.a $(LIB_HDR) $(TEST_HDR) $(CLI_HDR)
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS_BASE) -Icli $(PKG_CFLAGS) $(CFLAGS) -o $@ $< $(TEST_UTIL_OBJ) $(TEST_CLI_OBJ) $(BUILD)/libpbdiff.a \
+	$(CC) $(CFLAGS_BASE) $(TEST_CFLAGS) $(PKG_CFLAGS) $(CFLAGS) -o $@ $< $(TEST_UTIL_OBJ) $(TEST_CLI_OBJ) $(BUILD)/libpbdiff.a \
 	  $(CHECK_LIBS) $(LDLIBS_BASE)
 
 # Runs every test binary against this build's pbdiff.
 test: all $(TEST_BIN)
+	@scripts/check-layout.sh
 	@failed=""; for t in $(TEST_BIN); do \
 	  PBDIFF=$(CURDIR)/$(BUILD)/pbdiff PBDIFF_ROOT=$(CURDIR) CK_FORK=yes $$t || failed="$$failed $$t"; \
 	done; \

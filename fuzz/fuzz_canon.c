@@ -23,7 +23,7 @@
  * One leniency, as lib/canon/canon.h documents: with several errors in the input
  * the hash pass, which reads a singular message when its parent ends, may
  * report one that lies after the part of that message holding the tree
- * builder's error (tests/canon_harness.c explains it).  Any other difference
+ * builder's error (tests/support/canon_harness.c explains it).  Any other difference
  * is printed and aborts. */
 #include <stdio.h>
 #include <stdlib.h>
@@ -197,7 +197,7 @@ static void fail(const char *what, const pbd_MessageDef *t, const pbd_ReadOption
   abort();
 }
 
-/* ---- The option sets of tests/check_canon.c --------------------------------- */
+/* ---- The option sets of tests/unit/canon/check_canon.c----------------------------- */
 
 typedef struct {
   int max_depth;

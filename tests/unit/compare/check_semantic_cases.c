@@ -1,0 +1,144 @@
+/* The semantic cases of tests/cases/semantics.cases (its head says the
+ * format): each line is one Check test, run in both directions through whole
+ * trees and the pipeline by tu_expect_diff, which also checks that the roots'
+ * hashes are equal exactly when the verdict is "equal".  A failure names the
+ * file and line.  A malformed line fails the run before any test. */
+#include <check.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "testutil.h"
+#include "pbdiff/tree/tree.h"
+
+#define CASES_FILE "tests/cases/semantics.cases"
+
+typedef struct {
+  int line;
+  char *type; /* NULL: schemaless */
+  bool equivalent, ignore_unknown, float_bits;
+  char *left, *right;     /* hex */
+  char *want, *want_back; /* tu_diff_hex's form; want_back NULL: the mirror */
+} Case;
+
+static Case *cases;
+static size_t ncases;
+
+static char *trim(char *s) {
+  while (*s == ' ' || *s == '\t') s++;
+  size_t n = strlen(s);
+  while (n && (s[n - 1] == ' ' || s[n - 1] == '\t' || s[n - 1] == '\r')) s[--n] = '\0';
+  return s;
+}
+
+/* "-" is no bytes. */
+static char *hex_field(const char *f) { return strdup(strcmp(f, "-") ? f : ""); }
+
+/* "equal" is no edits; else edits separated by " ; ", one a line. */
+static char *edits_field(const char *f) {
+  if (!strcmp(f, "equal")) return strdup("");
+  size_t n = strlen(f);
+  char *out = malloc(n + 2), *o = out;
+  for (const char *p = f; *p;) {
+    if (!strncmp(p, " ; ", 3)) {
+      *o++ = '\n';
+      p += 3;
+    } else {
+      *o++ = *p++;
+    }
+  }
+  *o++ = '\n';
+  *o = '\0';
+  return out;
+}
+
+static void parse_options(Case *c, char *f) {
+  if (!strcmp(f, "-")) return;
+  for (char *save = NULL, *o = strtok_r(f, ",", &save); o; o = strtok_r(NULL, ",", &save)) {
+    o = trim(o);
+    if (!strcmp(o, "equivalent")) c->equivalent = true;
+    else if (!strcmp(o, "ignore-unknown")) c->ignore_unknown = true;
+    else if (!strcmp(o, "float-bits")) c->float_bits = true;
+    else tu_cases_error(CASES_FILE, c->line, "unknown option", o);
+  }
+}
+
+static void load_cases(void) {
+  char *text = tu_read_cases(CASES_FILE);
+  int line = 0;
+  for (char *l = text; l && *l;) {
+    char *nl = strchr(l, '\n');
+    if (nl) *nl = '\0';
+    line++;
+    char *s = trim(l);
+    if (*s && *s != '#') {
+      char *f[7];
+      int nf = 0;
+      for (char *p = s;;) {
+        char *bar = strstr(p, " | ");
+        if (nf == 6) tu_cases_error(CASES_FILE, line, "more than six fields", s);
+        f[nf++] = p;
+        if (!bar) break;
+        *bar = '\0';
+        p = bar + 3;
+      }
+      if (nf < 5) tu_cases_error(CASES_FILE, line, "fewer than five fields", s);
+      cases = realloc(cases, (ncases + 1) * sizeof *cases);
+      Case *c = &cases[ncases++];
+      memset(c, 0, sizeof *c);
+      c->line = line;
+      char *type = trim(f[0]);
+      c->type = strcmp(type, "-") ? strdup(type) : NULL;
+      parse_options(c, trim(f[1]));
+      c->left = hex_field(trim(f[2]));
+      c->right = hex_field(trim(f[3]));
+      c->want = edits_field(trim(f[4]));
+      c->want_back = nf == 6 ? edits_field(trim(f[5])) : NULL;
+    }
+    l = nl ? nl + 1 : NULL;
+  }
+  free(text);
+  if (ncases == 0) tu_cases_error(CASES_FILE, 0, "no cases", "");
+}
+
+START_TEST(semantic_case) {
+  const Case *c = &cases[_i];
+  pbd_ReadOptions o;
+  memset(&o, 0, sizeof o);
+  o.hash_seed = 12345;
+  o.pool = c->type ? tu_type_pool(c->type) : NULL;
+  o.equivalent = c->equivalent;
+  o.ignore_unknown = c->ignore_unknown;
+  o.float_bits = c->float_bits;
+  char where[256];
+  snprintf(where, sizeof where, "%s:%d", CASES_FILE, c->line);
+  tu_expect_diff(where, c->type ? tu_type(c->type) : NULL, &o, c->left, c->right, c->want,
+                 c->want_back);
+}
+END_TEST
+
+/* Unchecked fixture: each schema is compiled once, before the tests fork. */
+static void load_schemas(void) {
+  for (size_t i = 0; i < ncases; i++)
+    if (cases[i].type) tu_type_pool(cases[i].type);
+}
+
+int main(void) {
+  load_cases();
+  Suite *s = suite_create("semantic_cases");
+  TCase *t = tcase_create("cases");
+  tcase_set_timeout(t, 60);
+  tcase_add_unchecked_fixture(t, load_schemas, NULL);
+  tcase_add_loop_test(t, semantic_case, 0, (int)ncases);
+  suite_add_tcase(s, t);
+  int rc = tu_main(s);
+  for (size_t i = 0; i < ncases; i++) {
+    free(cases[i].type);
+    free(cases[i].left);
+    free(cases[i].right);
+    free(cases[i].want);
+    free(cases[i].want_back);
+  }
+  free(cases);
+  return rc;
+}
