@@ -25,16 +25,14 @@ START_TEST(no_config) {
 }
 END_TEST
 
-int main(void) {
+static Suite *suite(void) {
   Suite *su = suite_create("noconfig");
   TCase *t = tcase_create("noconfig");
   tcase_add_unchecked_fixture(t, suite_setup, suite_teardown);
   tcase_add_checked_fixture(t, test_setup, test_teardown);
   tcase_add_test(t, no_config);
   suite_add_tcase(su, t);
-  SRunner *r = srunner_create(su);
-  srunner_run_all(r, CK_NORMAL);
-  int failed = srunner_ntests_failed(r);
-  srunner_free(r);
-  return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+  return su;
 }
+
+int main(void) { return tu_main(suite()); }

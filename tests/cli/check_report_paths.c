@@ -64,7 +64,7 @@ START_TEST(directories) {
 }
 END_TEST
 
-int main(void) {
+static Suite *suite(void) {
   Suite *su = suite_create("paths");
   TCase *t = tcase_create("paths");
   tcase_add_unchecked_fixture(t, suite_setup, suite_teardown);
@@ -73,9 +73,7 @@ int main(void) {
   tcase_add_test(t, command_line);
   tcase_add_test(t, directories);
   suite_add_tcase(su, t);
-  SRunner *r = srunner_create(su);
-  srunner_run_all(r, CK_NORMAL);
-  int failed = srunner_ntests_failed(r);
-  srunner_free(r);
-  return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+  return su;
 }
+
+int main(void) { return tu_main(suite()); }

@@ -113,7 +113,7 @@ _Noreturn void tu_cases_error(const char *rel, int line, const char *why, const 
  * main's exit status: 0 when every test passed. */
 int tu_main(Suite *s);
 
-/* Feeds edits to a new reporter (cli/report.h; fmt is a pbd_ReportFormat,
+/* Feeds edits to a new reporter (cli/report/report.h; fmt is a pbd_ReportFormat,
  * opts a pbd_ReportOptions or NULL) and returns what it wrote (malloc'd);
  * fails the test when the reporter does. */
 char *tu_report(int fmt, const void *opts, const pbd_Edit *edits, size_t n, bool equal);
