@@ -26,6 +26,7 @@ enum { kExitEqual = 0, kExitDifferent = 1, kExitTrouble = 2 };
 typedef struct {
   char msg[1600];   /* "FILE: what went wrong at byte N (in PATH)" */
   bool hint;        /* a usage error: follow with "Try '... --help'" */
+  char note[800];   /* a warning, whatever the outcome ("" for none) */
 } pbd_CliError;
 
 void pbd_CliError_Set(pbd_CliError *e, bool hint, const char *fmt, ...)
@@ -34,6 +35,8 @@ void pbd_CliError_Set(pbd_CliError *e, bool hint, const char *fmt, ...)
 void pbd_CliError_FromStatus(pbd_CliError *e, const char *name, const pbd_Status *s);
 /* command: "pbdiff", "pbdiff cat", ... for the hint. */
 void pbd_CliError_Print(FILE *err, const pbd_CliError *e, const char *command);
+/* Prints the warning, when there is one: "pbdiff: warning: ...". */
+void pbd_CliError_PrintNote(FILE *err, const pbd_CliError *e);
 
 typedef struct {
   const char **v;
@@ -91,12 +94,18 @@ void pbd_Cli_FreeOptions(pbd_CliOptions *o);
 /* The usage text of a command. */
 const char *pbd_Cli_Usage(pbd_Command cmd);
 
+/* The name of `names` closest to `word` (a typo's likely meaning), or NULL
+ * when none is close (cli/suggest.c). */
+const char *pbd_Cli_Closest(const char *word, const char *const *names, size_t n);
+
 /* ---- .pbdiff keys: the option table's rows that are also config keys ------- */
 
 /* The row a key sets, or -1 for an unknown key. */
 int pbd_Cli_ConfigKey(const char *key);
 /* Whether the key's value names a file (relative to the config's directory). */
 bool pbd_Cli_ConfigKeyIsFile(int key);
+/* The key closest to a misspelt one, or NULL. */
+const char *pbd_Cli_ConfigKeyClosest(const char *key);
 /* "schema, proto, ..." for messages. */
 const char *pbd_Cli_ConfigKeyNames(void);
 /* Whether a value suits the key; false with the reason in why. */

@@ -109,7 +109,9 @@ static char *resolve_file(const pbd_Config *c, const char *v) {
 static bool set_key(pbd_Config *c, Section *s, const char *key, char *value, char *why, size_t n) {
   int k = pbd_Cli_ConfigKey(key);
   if (k < 0) {
-    snprintf(why, n, "unknown key '%s' (known: %s)", key, pbd_Cli_ConfigKeyNames());
+    const char *c = pbd_Cli_ConfigKeyClosest(key);
+    if (c) snprintf(why, n, "unknown key '%s' (did you mean '%s'?)", key, c);
+    else snprintf(why, n, "unknown key '%s' (known: %s)", key, pbd_Cli_ConfigKeyNames());
     return false;
   }
   char *v = value_of(value);
@@ -126,6 +128,42 @@ static bool set_key(pbd_Config *c, Section *s, const char *key, char *value, cha
   return true;
 }
 
+/* A section header, `[file "GLOB"]` and nothing else (inside the quotes,
+ * \" and \\ are escapes); *glob points into the line.  false with why. */
+static bool section_header(char *p, char **glob, char *why, size_t n) {
+  char *q = p + 1;
+  while (*q == ' ' || *q == '\t') q++;
+  char *name = q;
+  while (*q >= 'a' && *q <= 'z') q++;
+  size_t len = (size_t)(q - name);
+  if (len != 4 || strncmp(name, "file", 4) != 0) {
+    char word[64];
+    snprintf(word, sizeof word, "%.*s", (int)(len < 60 ? len : 60), name);
+    static const char *const kSections[] = {"file"};
+    const char *c = pbd_Cli_Closest(word, kSections, 1);
+    snprintf(why, n, "unknown section '%s'%s (sections are [file \"GLOB\"])", word,
+             c ? " (did you mean 'file'?)" : "");
+    return false;
+  }
+  while (*q == ' ' || *q == '\t') q++;
+  if (*q != '"') {
+    snprintf(why, n, "bad section header: want [file \"GLOB\"]");
+    return false;
+  }
+  char *out = ++q;
+  *glob = out;
+  while (*q && *q != '"') {
+    if (*q == '\\' && (q[1] == '"' || q[1] == '\\')) q++;
+    *out++ = *q++;
+  }
+  if (*q != '"' || q[1] != ']' || q[2] != '\0') {
+    snprintf(why, n, "bad section header: want [file \"GLOB\"] with its closing quote and ]");
+    return false;
+  }
+  *out = '\0';
+  return true;
+}
+
 static pbd_Config *parse(const char *path, FILE *f, pbd_CliError *e) {
   pbd_Config *c = calloc(1, sizeof *c);
   if (!c) return NULL;
@@ -134,32 +172,24 @@ static pbd_Config *parse(const char *path, FILE *f, pbd_CliError *e) {
   char *slash = strrchr(abs, '/');
   if (slash) *slash = '\0';
   c->dir = strdup(slash ? (abs[0] ? abs : "/") : ".");
-  char line[4096];
+  char *line = NULL; /* lines of any length */
+  size_t line_cap = 0;
   unsigned lineno = 0;
   Section *cur = NULL;
-  bool in_other = false; /* inside a section pbdiff does not know: skipped */
   char why[300] = "";
-  while (fgets(line, sizeof line, f)) {
+  while (getline(&line, &line_cap, f) != -1) {
     lineno++;
     char *p = trim(line);
     if (!*p || *p == '#' || *p == ';') continue;
     if (*p == '[') {
-      char name[64], glob[2048];
-      if (sscanf(p, "[%63[a-z] \"%2047[^\"]\"]", name, glob) == 2 && !strcmp(name, "file")) {
-        Section *ns = realloc(c->sections, sizeof *ns * (c->n + 1));
-        if (!ns) goto oom;
-        c->sections = ns;
-        cur = &c->sections[c->n++];
-        memset(cur, 0, sizeof *cur);
-        if (!(cur->glob = keep(c, strdup(glob)))) goto oom;
-        in_other = false;
-      } else if (strchr(p, ']')) {
-        cur = NULL;
-        in_other = true;
-      } else {
-        snprintf(why, sizeof why, "bad section header");
-        goto bad;
-      }
+      char *glob;
+      if (!section_header(p, &glob, why, sizeof why)) goto bad;
+      Section *ns = realloc(c->sections, sizeof *ns * (c->n + 1));
+      if (!ns) goto oom;
+      c->sections = ns;
+      cur = &c->sections[c->n++];
+      memset(cur, 0, sizeof *cur);
+      if (!(cur->glob = keep(c, strdup(glob)))) goto oom;
       continue;
     }
     char *eq = strchr(p, '=');
@@ -172,7 +202,6 @@ static pbd_Config *parse(const char *path, FILE *f, pbd_CliError *e) {
     memcpy(key, p, kl);
     key[kl] = '\0';
     char *k = trim(key);
-    if (in_other) continue;
     if (!cur) {
       snprintf(why, sizeof why, "'%s' outside a [file \"GLOB\"] section", k);
       goto bad;
@@ -183,13 +212,16 @@ static pbd_Config *parse(const char *path, FILE *f, pbd_CliError *e) {
       goto bad;
     }
   }
+  free(line);
   return c;
 bad:
   pbd_CliError_Set(e, false, "%s: line %u: %s", path, lineno, why);
+  free(line);
   pbd_Config_Free(c);
   return NULL;
 oom:
   pbd_CliError_Set(e, false, "out of memory reading %s", path);
+  free(line);
   pbd_Config_Free(c);
   return NULL;
 }

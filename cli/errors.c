@@ -18,6 +18,10 @@ void pbd_CliError_FromStatus(pbd_CliError *e, const char *name, const pbd_Status
   e->hint = false;
 }
 
+void pbd_CliError_PrintNote(FILE *err, const pbd_CliError *e) {
+  if (e->note[0]) fprintf(err, "pbdiff: %s\n", e->note);
+}
+
 void pbd_CliError_Print(FILE *err, const pbd_CliError *e, const char *command) {
   fprintf(err, "pbdiff: %s\n", e->msg[0] ? e->msg : "failed");
   if (e->hint) fprintf(err, "Try '%s --help' for more information.\n", command);

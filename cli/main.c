@@ -10,7 +10,7 @@
 
 /* The config file, or NULL with the error printed. */
 static pbd_Config *load_config(const pbd_CliOptions *o) {
-  pbd_CliError error = {"", false};
+  pbd_CliError error = {0};
   pbd_Config *cfg = pbd_Config_Load(o, &error);
   if (!cfg) pbd_CliError_Print(stderr, &error, "pbdiff");
   return cfg;
@@ -71,8 +71,9 @@ static int compare_command(int argc, char **argv) {
       o.report.right_name = o.labels.v[o.labels.n > 1];
     }
     pbd_CliOptions eff = pbd_Config_Apply(cfg, &o, config_path(lpath, rpath));
-    pbd_CliError error = {"", false};
+    pbd_CliError error = {0};
     status = pbd_Cli_ComparePair(&eff, lpath, rpath, NULL, NULL, stdout, &error);
+    pbd_CliError_PrintNote(stderr, &error);
     if (status == kExitTrouble) pbd_CliError_Print(stderr, &error, "pbdiff");
     pbd_Cli_FreeApplied(&eff);
     pbd_Config_Free(cfg);

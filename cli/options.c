@@ -554,6 +554,12 @@ int pbd_Cli_ConfigKey(const char *key) {
   return -1;
 }
 
+const char *pbd_Cli_ConfigKeyClosest(const char *key) {
+  const char *keys[kOptionCount];
+  for (size_t i = 0; i < kOptionCount; i++) keys[i] = kOptions[i].config_key;
+  return pbd_Cli_Closest(key, keys, kOptionCount);
+}
+
 bool pbd_Cli_ConfigKeyIsFile(int key) { return kOptions[key].config_file; }
 
 const char *pbd_Cli_ConfigKeyNames(void) {

@@ -1,5 +1,6 @@
 /* pbdiff CLI — the matching options (--key, --repeated-as-set, --ignore)
  * turned into the library's rules for one schema. */
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -73,6 +74,84 @@ bool pbd_Cli_ParseMatchRule(const pbd_DefPool *pool, pbd_MatchKind kind, const c
 /* Turns --key, --repeated-as-set and --ignore into rules.  An --ignore that
  * names a field of the schema ignores that field everywhere; anything else
  * is a path pattern. */
+/* "did you mean" for a name that is no field of m. */
+static const char *closest_field(const pbd_MessageDef *m, const char *name) {
+  const char **names = malloc(sizeof *names * (m->field_count + 1));
+  if (!names) return NULL;
+  for (uint32_t i = 0; i < m->field_count; i++) names[i] = m->fields[i]->name;
+  const char *c = pbd_Cli_Closest(name, names, m->field_count);
+  free((void *)names);
+  return c;
+}
+
+static void no_such_field(const char *pattern, const pbd_MessageDef *m, const char *name,
+                          pbd_Status *s) {
+  const char *c = closest_field(m, name);
+  pbd_Status_SetError(s, kPbd_Status_Usage, "--ignore %s: %s has no field '%s'%s%s%s", pattern,
+                      m->full_name, name, c ? " (did you mean '" : "", c ? c : "", c ? "'?)" : "");
+}
+
+/* The message a field's path goes on into (a map's values), or NULL. */
+static const pbd_MessageDef *inner_type(const pbd_FieldDef *fd) {
+  if (!fd->is_map || !fd->message_type) return fd->message_type;
+  const pbd_FieldDef *value = pbd_MessageDef_FindFieldByNumber(fd->message_type, 2);
+  return value ? value->message_type : NULL;
+}
+
+/* An --ignore that is no full field name is a path pattern over `type`:
+ * each name in it must be a field of the message it stands in (until a `*`,
+ * a field number, an extension or an Any payload, past which types are not
+ * followed), so that a typo is an error, not a rule that matches nothing.
+ * A pattern that reads as MESSAGE.FIELD is checked as a full field name. */
+static bool check_pattern(const pbd_DefPool *pool, const pbd_MessageDef *type, const char *pattern,
+                          pbd_Status *s) {
+  const pbd_MessageDef *m = type;
+  char name[256];
+  for (const char *p = pattern; *p;) {
+    bool named_place = p == pattern || *p == '.';
+    if (*p == '.') p++;
+    if (*p == '[') {
+      if (named_place) return true; /* an extension or an Any's type */
+      bool quoted = false;
+      for (p++; *p && (quoted || *p != ']'); p++) {
+        if (*p == '\\' && quoted && p[1]) p++;
+        else if (*p == '"') quoted = !quoted;
+      }
+      if (*p == ']') p++;
+      continue;
+    }
+    size_t n = strcspn(p, ".[");
+    if (n == 0 || n >= sizeof name) return true;
+    memcpy(name, p, n);
+    name[n] = '\0';
+    p += n;
+    if (!strcmp(name, "*") || strspn(name, "0123456789") == n) return true;
+    const pbd_FieldDef *fd = m ? pbd_MessageDef_FindFieldByName(m, name) : NULL;
+    if (!fd && m == type && strchr(pattern, '.') && !strpbrk(pattern, "[*")) {
+      /* package.Message.field: the message part names a message */
+      const char *dot = strrchr(pattern, '.');
+      char msg[512];
+      snprintf(msg, sizeof msg, "%.*s", (int)(dot - pattern), pattern);
+      const pbd_MessageDef *owner = pbd_DefPool_FindMessageByName(pool, msg);
+      if (owner) {
+        no_such_field(pattern, owner, dot + 1, s);
+        return false;
+      }
+    }
+    if (!m) {
+      pbd_Status_SetError(s, kPbd_Status_Usage, "--ignore %s: '%s' follows a field that is no message",
+                          pattern, name);
+      return false;
+    }
+    if (!fd) {
+      no_such_field(pattern, m, name, s);
+      return false;
+    }
+    m = inner_type(fd);
+  }
+  return true;
+}
+
 bool pbd_Cli_ResolveRules(const pbd_CliOptions *o, pbd_CliSchema *out, pbd_Status *s) {
   if ((o->keys.n || o->sets.n) && !out->pool) {
     pbd_Status_SetError(s, kPbd_Status_Usage, "--key and --repeated-as-set need a schema (-s or --proto)");
@@ -106,8 +185,15 @@ bool pbd_Cli_ResolveRules(const pbd_CliOptions *o, pbd_CliSchema *out, pbd_Statu
   for (size_t i = 0; i < o->ignores.n; i++) {
     const pbd_FieldDef *fd =
         out->pool ? pbd_DefPool_FindFieldByFullName(out->pool, o->ignores.v[i]) : NULL;
-    if (fd) out->ignores[i].field = fd;
-    else out->ignores[i].pattern = o->ignores.v[i];
+    if (fd) {
+      out->ignores[i].field = fd;
+      continue;
+    }
+    /* across two schema versions a path may be in one of them only */
+    bool one_schema = !o->left_schemas.n && !o->right_schemas.n && !o->left_type && !o->right_type;
+    if (out->type && one_schema && !check_pattern(out->pool, out->type, o->ignores.v[i], s))
+      return false;
+    out->ignores[i].pattern = o->ignores.v[i];
   }
   out->diff = o->compare.diff;
   out->diff.rules = out->rules;

@@ -260,7 +260,7 @@ int pbd_Cli_Cat(int argc, char **argv) {
     return kExitTrouble;
   }
   const char *path = argv[first];
-  pbd_CliError error = {"", false};
+  pbd_CliError error = {0};
   pbd_Config *cfg = pbd_Config_Load(&o, &error);
   if (!cfg) {
     pbd_CliError_Print(stderr, &error, "pbdiff cat");

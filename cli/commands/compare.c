@@ -8,6 +8,7 @@
 
 #include "cli.h"
 #include "pbdiff/explain/explain.h"
+#include "pbdiff/wire/wire.h"
 #include "pbdiff/pbdiff.h"
 
 /* ---- Comparing a pair ------------------------------------------------------ */
@@ -69,6 +70,31 @@ static bool explain(const pbd_CliInput *l, const pbd_CliInput *r, const pbd_CliS
   return !text->oom && !json->oom;
 }
 
+/* Whether an input shares no field with its type: its first message has
+ * fields at the top and none of their numbers is one of the type's (the
+ * bytes read, at most, as unknown fields: likely the wrong schema or type). */
+static bool no_field_in_schema(const pbd_CliInput *in, const pbd_MessageDef *type) {
+  if (!type || in->nmsgs == 0) return false;
+  const uint8_t *p = in->data + in->begin[0], *end = in->data + in->end[0];
+  bool any = false;
+  for (int k = 0; p < end && k < 64; k++) { /* the first fields tell */
+    pbd_WireField f;
+    p = pbd_Wire_ReadField(p, end, in->data, 100, &f, NULL);
+    if (!p) break;
+    if (f.wire_type == kPbd_WireType_EndGroup) break;
+    if (pbd_MessageDef_FindFieldByNumber(type, f.number)) return false;
+    any = true;
+  }
+  return any;
+}
+
+static void warn_wrong_schema(const pbd_CliInput *in, const pbd_MessageDef *type, pbd_CliError *e) {
+  if (e->note[0] || !no_field_in_schema(in, type)) return;
+  snprintf(e->note, sizeof e->note,
+           "warning: %s: none of its fields is in %s; is that the right schema and --type?",
+           in->name, type->full_name);
+}
+
 int pbd_Cli_ComparePair(const pbd_CliOptions *o, const char *lpath, const char *rpath,
                         const char *lname, const char *rname, FILE *out, pbd_CliError *e) {
   pbd_CliSchema ls, rs;
@@ -88,6 +114,10 @@ int pbd_Cli_ComparePair(const pbd_CliOptions *o, const char *lpath, const char *
   int status = kExitTrouble;
   bool ok = pbd_Cli_ReadInput(o, &ls, two ? 1 : 0, lpath, lname, o->left_format, NULL, &l, e);
   ok = ok && pbd_Cli_ReadInput(o, &rs, two ? 2 : 0, rpath, rname, o->right_format, NULL, &r, e);
+  if (ok) {
+    warn_wrong_schema(&l, ls.type, e);
+    warn_wrong_schema(&r, rs.type, e);
+  }
   if (ok) {
     pbd_ReportOptions ro = o->report;
     pbd_Reporter *rep = o->quiet ? NULL : pbd_Reporter_New(o->format, out, &ro);

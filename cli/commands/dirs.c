@@ -287,9 +287,10 @@ static void report_entry(DirRun *r, const Entry *e, const Job *j) {
                         .error = j ? j->error.msg : NULL};
     pbd_FilesReporter_File(r->rep, &f);
   }
-  if (j && st == kExitTrouble) { /* after what stdout holds, to stay in order */
+  if (j && (st == kExitTrouble || j->error.note[0])) { /* after stdout's lines, in order */
     fflush(stdout);
-    pbd_CliError_Print(stderr, &j->error, "pbdiff");
+    pbd_CliError_PrintNote(stderr, &j->error);
+    if (st == kExitTrouble) pbd_CliError_Print(stderr, &j->error, "pbdiff");
   }
 }
 

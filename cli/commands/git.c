@@ -363,9 +363,10 @@ int pbd_Cli_GitDriver(const pbd_CliOptions *o, const pbd_Config *cfg, char **arg
      * sides, no text header */
     eff.report.left_name = name[0].data;
     eff.report.right_name = name[1].data;
-    pbd_CliError error = {"", false};
+    pbd_CliError error = {0};
     status = pbd_Cli_ComparePair(&eff, g.file[0], g.file[1], name[0].data, name[1].data, stdout,
                                  &error);
+    pbd_CliError_PrintNote(stderr, &error);
     if (status == kExitTrouble) { /* said on standard error, and git goes on */
       pbd_CliError_Print(stderr, &error, "pbdiff");
       status = kExitDifferent;
@@ -375,8 +376,9 @@ int pbd_Cli_GitDriver(const pbd_CliOptions *o, const pbd_Config *cfg, char **arg
     eff.report.color = want_color(&eff);
     char *body;
     size_t body_len;
-    pbd_CliError error = {"", false};
+    pbd_CliError error = {0};
     status = compare_to_string(&eff, &g, name[0].data, name[1].data, &body, &body_len, &error);
+    pbd_CliError_PrintNote(stderr, &error);
     for (int side = 0; side < 2; side++)
       if (!g.gone[side] && all_zeros(g.hex[side]))
         work_tree_hex(g.file[side], g.hex[side], sizeof g.hex[side]);

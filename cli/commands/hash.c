@@ -68,7 +68,7 @@ int pbd_Cli_Hash(int argc, char **argv) {
     pbd_Cli_FreeOptions(&o);
     return kExitTrouble;
   }
-  pbd_CliError error = {"", false};
+  pbd_CliError error = {0};
   pbd_Config *cfg = pbd_Config_Load(&o, &error);
   if (!cfg) {
     pbd_CliError_Print(stderr, &error, "pbdiff hash");
@@ -79,7 +79,7 @@ int pbd_Cli_Hash(int argc, char **argv) {
   for (int i = first; i < argc; i++) {
     /* each input its own config section, by the path given */
     pbd_CliOptions eff = pbd_Config_Apply(cfg, &o, argv[i]);
-    pbd_CliError error = {"", false};
+    pbd_CliError error = {0};
     if (!hash_input(&eff, argv[i], &error)) {
       fflush(stdout); /* lines in input order */
       pbd_CliError_Print(stderr, &error, "pbdiff hash");

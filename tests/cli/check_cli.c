@@ -174,13 +174,15 @@ START_TEST(json_output) {
   /* unknown fields: varints as strings, LEN as base64 */
   put("u1.pb", "98 06 07  9a 06 03 61 62 63  a0 06 05");
   put("u2.pb", "98 06 07  9a 06 03 61 62 64");
-  EXPECT(PB("--format json " S3 "u1.pb u2.pb"), 1,
+  EXPECT2(PB("--format json " S3 "u1.pb u2.pb"), 1,
          "{\"equal\": false, \"differences\": [\n"
          "  {\"path\": \"99[1]\", \"kind\": \"changed\", \"left\": \"YWJj\", \"right\": \"YWJk\", "
          "\"left_index\": 1, \"right_index\": 1, \"parent\": \"\", \"type\": \"sem3.M\"},\n"
          "  {\"path\": \"100[0]\", \"kind\": \"removed\", \"left\": \"5\", "
          "\"left_index\": 0, \"parent\": \"\", \"type\": \"sem3.M\"}\n"
-         "]}\n");
+         "]}\n",
+          "pbdiff: warning: u1.pb: none of its fields is in sem3.M; is that the right schema and "
+          "--type?\n");
 }
 END_TEST
 

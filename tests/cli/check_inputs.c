@@ -37,9 +37,7 @@ START_TEST(config_by_path) {
            "[file \"golden/*.pb\"]\n"
            "    proto = sem3.proto\n"
            "    type = sem3.M\n"
-           "    key = sem3.M.rm=s   ; keyed in golden files only\n"
-           "[core]\n"
-           "    ignored = true\n");
+           "    key = sem3.M.rm=s   ; keyed in golden files only\n");
   put("golden/a.pb", "7a 05 08 01 12 01 61 7a 05 08 02 12 01 62");
   put("golden/b.pb", "7a 05 08 02 12 01 62 7a 05 08 03 12 01 61");
   put("x.pb", "08 01");
@@ -63,6 +61,34 @@ START_TEST(config_by_path) {
   err = run("$P --config missing.cfg x.pb y.pb", 2, "");
   ck_assert_msg(strstr(err, "missing.cfg: cannot open config"), "%s", err);
   free(err);
+  /* typos are errors that name the closest valid word; so are headers
+   * without their closing quote or bracket, and lines of any length are read
+   * whole (a long comment hides nothing) */
+  put_text("typo.cfg", "[fil \"*.pb\"]\n  type = sem3.M\n");
+  err = run("$P --config typo.cfg x.pb y.pb", 2, "");
+  ck_assert_msg(strstr(err, "typo.cfg: line 1: unknown section 'fil' (did you mean 'file'?)"), "%s", err);
+  free(err);
+  put_text("typo2.cfg", "[file \"*.pb\"]\n  typ = sem3.M\n");
+  err = run("$P --config typo2.cfg x.pb y.pb", 2, "");
+  ck_assert_msg(strstr(err, "typo2.cfg: line 2: unknown key 'typ' (did you mean 'type'?)"), "%s", err);
+  free(err);
+  put_text("open.cfg", "[file \"*.pb\"\n  type = sem3.M\n");
+  err = run("$P --config open.cfg x.pb y.pb", 2, "");
+  ck_assert_msg(strstr(err, "open.cfg: line 1: bad section header"), "%s", err);
+  free(err);
+  put_text("core.cfg", "[core]\n  x = 1\n");
+  err = run("$P --config core.cfg x.pb y.pb", 2, "");
+  ck_assert_msg(strstr(err, "core.cfg: line 1: unknown section 'core'"), "%s", err);
+  free(err);
+  {
+    pbd_Buf long_line = {0};
+    pbd_Buf_AppendStr(&long_line, "[file \"*.pb\"]\n  proto = sem3.proto\n  type = sem3.M\n# ");
+    for (int i = 0; i < 5000; i++) pbd_Buf_AppendChar(&long_line, 'x');
+    pbd_Buf_AppendStr(&long_line, " skip-prefix = 1\n");
+    put_text("long.cfg", long_line.data);
+    pbd_Buf_Free(&long_line);
+    free(run("$P --config long.cfg x.pb y.pb", 1, "i32: 1 -> 2\n"));
+  }
   put_text("bad2.cfg", "type = sem3.M\n");
   err = run("$P --config bad2.cfg x.pb y.pb", 2, "");
   ck_assert_msg(strstr(err, "bad2.cfg: line 1: 'type' outside a [file \"GLOB\"] section"), "%s", err);
