@@ -77,6 +77,7 @@ typedef struct {
   const char *config;                      /* --config FILE */
   bool no_config;                          /* --no-config: no .pbdiff is read */
   bool textconv;                           /* cat --textconv: not protobuf is no error */
+  bool json;                               /* cat, hash --format json */
   bool recursive;                          /* -r */
   int jobs;                                /* -j N; 0: the number of cores */
   uint64_t given;                          /* the options the command line gave,

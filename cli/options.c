@@ -174,6 +174,19 @@ static bool set_report_format(pbd_CliOptions *o, const Option *opt, const char *
   return false;
 }
 
+/* cat's and hash's --format: text or JSON (the input's is --input-format). */
+static bool set_plain_format(pbd_CliOptions *o, const Option *opt, const char *arg, char *why,
+                             size_t n) {
+  (void)opt;
+  if (!strcmp(arg, "text") || !strcmp(arg, "json")) {
+    o->json = arg[0] == 'j';
+    return true;
+  }
+  snprintf(why, n, "unknown format '%s' (use text or json; the inputs' encoding is --input-format)",
+           arg);
+  return false;
+}
+
 static bool set_color(pbd_CliOptions *o, const Option *opt, const char *arg, char *why, size_t n) {
   (void)opt;
   o->color = arg ? arg : "always"; /* --color alone, as git */
@@ -237,15 +250,17 @@ static const Option kOptions[] = {
      "--left-format F, --right-format F", .set = set_input_format, .field = FIELD(left_format)},
     {"right-format", 0, "F", kCompare, kSecInputs, NULL, NULL, .set = set_input_format,
      .field = FIELD(right_format)},
-    {"format", 0, "F", kCat | kHash, kSecInputs,
-     "the input's encoding: binary, textproto or json\n(default: from the extension)", NULL,
+    {"input-format", 0, "F", kAll, kSecInputs,
+     "the inputs' encoding: binary, textproto or json\n(default: from the extension)", NULL,
      .set = set_input_format, .field = FIELD(schemas) /* neither side: both */},
     {"textconv", 0, NULL, kCat, kSecInputs,
      "as git's textconv filter: a file that is not protobuf\n(a Git LFS pointer, a stray file) "
      "prints why and its\nbytes' digest, and is no error (docs/git.md)",
      NULL, FLAG(textconv)},
-    {"format", 0, "F", 0 /* .pbdiff only */, kSecInputs, NULL, NULL, .set = set_input_format,
-     .field = FIELD(schemas), .config_key = "format"},
+    {"input-format", 0, "F", 0 /* .pbdiff only */, kSecInputs, NULL, NULL,
+     .set = set_input_format, .field = FIELD(schemas), .config_key = "input-format"},
+    {"format", 0, "F", 0 /* .pbdiff: input-format's old name */, kSecInputs, NULL, NULL,
+     .set = set_input_format, .field = FIELD(schemas), .config_key = "format"},
     /* comparison */
     {"float-bits", 0, NULL, kAll, kSecComparison,
      "compare floats by bit pattern (NaN != NaN, -0 != 0)", NULL, FLAG(compare.read.float_bits)},
@@ -275,6 +290,11 @@ static const Option kOptions[] = {
      FLAG(quiet)},
     {"format", 0, "FMT", kCompare, kSecOutput, NULL /* from the table of formats */, NULL,
      .set = set_report_format, .help_of = pbd_Report_FormatHelp},
+    {"format", 0, "FMT", kCat | kHash, kSecOutput,
+     "'text' (default) or 'json': cat prints the canonical\nform in text format or in the protobuf "
+     "JSON mapping\n(one line per message); hash prints 'FINGERPRINT  FILE'\nlines or one JSON "
+     "object per line",
+     NULL, .set = set_plain_format},
     {"color", 0, "[=WHEN]", kCompare, kSecOutput,
      "colour the text report: auto (default: when standard\noutput is a terminal and NO_COLOR is "
      "unset), always, never",

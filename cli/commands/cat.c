@@ -284,6 +284,13 @@ int pbd_Cli_Cat(int argc, char **argv) {
       read = true;
       Printer p = {.out = stdout, .float_bits = eff.compare.read.float_bits};
       for (size_t i = 0; i < in.nmsgs; i++) {
+        if (eff.json) { /* the JSON mapping of the canonical tree, a line each */
+          pbd_Value v = {.kind = kPbd_Value_Message, .field = NULL, .m = in.roots[i]};
+          pbd_Format_JsonValue(&p.buf, &v);
+          pbd_Buf_AppendChar(&p.buf, '\n');
+          maybe_flush(&p, false);
+          continue;
+        }
         if (eff.delimited) pbd_Buf_Printf(&p.buf, "# message %zu\n", i);
         write_body(&p, in.roots[i], 0);
         maybe_flush(&p, false);

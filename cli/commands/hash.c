@@ -49,6 +49,17 @@ static bool hash_input(const pbd_CliOptions *eff, const char *path, pbd_CliError
         ok = false;
         break;
       }
+      if (eff->json) { /* {"file": F[, "index": N], "fingerprint": H} */
+        pbd_Buf b = {0};
+        pbd_Buf_AppendStr(&b, "{\"file\": ");
+        pbd_Format_JsonString(&b, path, strlen(path));
+        if (eff->delimited) pbd_Buf_Printf(&b, ", \"index\": %zu", i);
+        pbd_Buf_Printf(&b, ", \"fingerprint\": \"%s:%016" PRIx64 "%016" PRIx64 "\"}\n",
+                       PBDIFF_HASH_SCHEME, h.hi, h.lo);
+        if (b.data) fputs(b.data, stdout);
+        pbd_Buf_Free(&b);
+        continue;
+      }
       printf("%s:%016" PRIx64 "%016" PRIx64 "  %s", PBDIFF_HASH_SCHEME, h.hi, h.lo, path);
       if (eff->delimited) printf("[%zu]", i);
       putchar('\n');

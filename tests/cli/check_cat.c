@@ -273,14 +273,14 @@ START_TEST(cat_encodings) {
   ck_assert_int_eq(tu_sh("gzip -c rich.pb > rich.pb.gz")->rc, 0);
   EXPECT(PB("cat " S3 "rich.pb.gz"), 0, kRich3Text);
   EXPECT(PB("cat " S3 "- < rich.pb.gz"), 0, kRich3Text);
-  /* text format (by extension and by --format), in two orders, and its
+  /* text format (by extension and by --input-format), in two orders, and its
    * binary encoding by protoc: one canonical text */
   ck_assert_int_eq(tu_sh("cp \"$R/testdata/cli/m_full.txtpb\" a.txtpb && "
                       "cp \"$R/testdata/cli/m_full_reordered.txtpb\" b.txt && "
                       ENC3 " < a.txtpb > a.pb")->rc, 0);
   char *bin = tu_cat_of(S3, "a.pb");
   char *txt = tu_cat_of(S3, "a.txtpb");
-  char *txt2 = tu_cat_of("--format textproto " S3, "b.txt");
+  char *txt2 = tu_cat_of("--input-format textproto " S3, "b.txt");
   ck_assert_str_eq(txt, bin);
   ck_assert_str_eq(txt2, bin);
   ck_assert_str_eq(bin,
