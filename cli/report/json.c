@@ -11,7 +11,7 @@ static int json_edit(pbd_Reporter *r, const pbd_Edit *e) {
   pbd_Buf *b = &r->entries;
   if (r->shown > 0) pbd_Buf_AppendStr(b, ",\n");
   size_t plen;
-  const char *path = rp_path_text(r, e, &plen);
+  const char *path = rp_path_text(r, e, false, &plen);
   pbd_Buf_AppendStr(b, "  {\"path\": ");
   json_str(b, path, strlen(path));
   pbd_Buf_AppendStr(b, ", \"kind\": ");

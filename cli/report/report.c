@@ -109,14 +109,16 @@ int rp_flush_line(pbd_Reporter *r, pbd_Buf *b) {
   return 0;
 }
 
-const char *rp_path_text(pbd_Reporter *r, const pbd_Edit *e, size_t *plen) {
+const char *rp_path_text(pbd_Reporter *r, const pbd_Edit *e, bool both, size_t *plen) {
   pbd_Buf_Truncate(&r->path, 0);
   pbd_Buf_AppendStr(&r->path, "");
   size_t n = e->path ? e->path->count : 0;
   size_t pc = e->parent_count < n ? e->parent_count : n;
-  if (e->path) pbd_Path_Format(&r->path, e->path, 0, pc);
+  void (*format)(pbd_Buf *, const pbd_Path *, size_t, size_t) =
+      both ? pbd_Path_FormatBothIndices : pbd_Path_Format;
+  if (e->path) format(&r->path, e->path, 0, pc);
   *plen = r->path.len;
-  if (e->path) pbd_Path_Format(&r->path, e->path, pc, n);
+  if (e->path) format(&r->path, e->path, pc, n);
   return r->path.oom ? "" : r->path.data;
 }
 

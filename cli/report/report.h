@@ -19,7 +19,8 @@
  *   reordered: a parent that comes back after another gets a new header.
  * - A difference line is `FIELD: BODY`, FIELD being the path after the
  *   parent and its '.' (the whole path for root fields; "." for an empty
- *   one), BODY one of
+ *   one; an element compared with one at another index in RIGHT reads
+ *   `v[2->3]`, except in moved lines), BODY one of
  *     LEFT -> RIGHT                 changed
  *     added RIGHT                   only in RIGHT
  *     removed LEFT                  only in LEFT

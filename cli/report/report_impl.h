@@ -98,8 +98,9 @@ void rp_color_on(const pbd_Reporter *r, pbd_Buf *b, const char *sgr);
 void rp_color_off(const pbd_Reporter *r, pbd_Buf *b);
 /* Writes b to r->out; non-zero (r->failed) when b ran out of memory. */
 int rp_flush_line(pbd_Reporter *r, pbd_Buf *b);
-/* The edit's path as text (in r->path); *plen: the length of its parent part. */
-const char *rp_path_text(pbd_Reporter *r, const pbd_Edit *e, size_t *plen);
+/* The edit's path as text (in r->path); *plen: the length of its parent
+ * part.  both: an element at another index in RIGHT reads `[2->3]`. */
+const char *rp_path_text(pbd_Reporter *r, const pbd_Edit *e, bool both, size_t *plen);
 /* Flushes what a format wrote to the caller's stream. */
 bool rp_flush_out(pbd_Reporter *r, bool equal);
 /* A copy (NULL stays NULL); sets *failed when out of memory. */

@@ -234,7 +234,7 @@ int rp_text_edit(pbd_Reporter *r, const pbd_Edit *e) {
   pbd_Buf *b = &r->line;
   pbd_Buf_Truncate(b, 0);
   size_t plen;
-  const char *path = rp_path_text(r, e, &plen);
+  const char *path = rp_path_text(r, e, e->kind != kPbd_Edit_Moved, &plen);
   names_lines(r, b);
   if (!r->have_group || r->group.len != plen || memcmp(r->group.data, path, plen) != 0 ||
       r->group_type != e->parent) {

@@ -19,14 +19,9 @@
 #define XXH_INLINE_ALL
 #include <xxhash.h>
 
-#include "pbdiff/diff/align.h"
 
 
-/* Similar messages (this share of equal fields or more) in a run of removed
- * and added elements are paired and compared field by field. */
-static const double kSimilar = 0.5;
-/* How far ahead a removed element looks for a similar added one. */
-enum { kPairWindow = 64 };
+const double kPbd_Similar = 0.5;
 
 const char *pbd_EditKind_String(pbd_EditKind k) {
   switch (k) {
@@ -239,7 +234,7 @@ int dw_diff_values(Walk *w, const pbd_Value *l, const pbd_Value *r) {
 }
 
 /* Share of equal fields of two messages (1 for two empty ones). */
-static double similarity(const Walk *w, const pbd_Message *a, const pbd_Message *b) {
+static double message_similarity(const Walk *w, const pbd_Message *a, const pbd_Message *b) {
   if (!a || !b) return 0;
   uint32_t i = 0, j = 0, same = 0;
   while (i < pbd_Message_FieldCount(a) && j < pbd_Message_FieldCount(b)) {
@@ -261,120 +256,14 @@ static double similarity(const Walk *w, const pbd_Message *a, const pbd_Message 
   return total ? 2.0 * same / total : 1.0;
 }
 
+double dw_similarity(const Walk *w, const pbd_Value *a, const pbd_Value *b) {
+  if (a->kind != b->kind) return 0;
+  if (!dw_is_message_kind(a->kind)) return 1; /* scalars: a replaced value */
+  return message_similarity(w, a->m, b->m);
+}
+
 bool dw_similar(const Walk *w, const pbd_Value *a, const pbd_Value *b) {
-  if (a->kind != b->kind) return false;
-  if (!dw_is_message_kind(a->kind)) return true; /* scalars: a replaced value */
-  return similarity(w, a->m, b->m) >= kSimilar;
-}
-
-static int removed_elem(Walk *w, const pbd_Field *f, uint32_t i, size_t mark) {
-  pbd_Value v = pbd_Field_Value(f, i);
-  dw_push_index(w, i);
-  int rc = dw_path_ignored(w) ? 0 : dw_emit_at(w, kPbd_Edit_Removed, &v, NULL, i, -1);
-  pbd_Path_Truncate(&w->path, mark);
-  return rc;
-}
-
-static int added_elem(Walk *w, const pbd_Field *f, uint32_t j, size_t mark) {
-  if (w->o->partial) return 0; /* only what LEFT sets is compared */
-  pbd_Value v = pbd_Field_Value(f, j);
-  dw_push_index(w, j);
-  int rc = dw_path_ignored(w) ? 0 : dw_emit_at(w, kPbd_Edit_Added, NULL, &v, -1, j);
-  pbd_Path_Truncate(&w->path, mark);
-  return rc;
-}
-
-static int changed_elem(Walk *w, const pbd_Field *l, uint32_t i, const pbd_Field *r, uint32_t j,
-                        size_t mark) {
-  pbd_Value a = pbd_Field_Value(l, i), b = pbd_Field_Value(r, j);
-  dw_push_index(w, i);
-  int rc = dw_path_ignored(w) ? 0 : dw_diff_values_at(w, &a, &b, i, j);
-  pbd_Path_Truncate(&w->path, mark);
-  return rc;
-}
-
-/* A run of removed LEFT elements [i0,i1) facing added RIGHT ones [j0,j1):
- * similar elements are paired in order and compared; the rest are removed
- * or added. */
-static int diff_gap(Walk *w, const pbd_Field *l, uint32_t i0, uint32_t i1, const pbd_Field *r,
-                    uint32_t j0, uint32_t j1) {
-  size_t mark = w->path.count;
-  int rc = 0;
-  uint32_t j = j0;
-  if (i1 - i0 == j1 - j0) {
-    /* As many removed as added: a run of replaced elements, compared in
-     * place (where the kinds agree). */
-    for (uint32_t i = i0; i < i1 && !rc; i++, j++) {
-      pbd_Value a = pbd_Field_Value(l, i), b = pbd_Field_Value(r, j);
-      if (a.kind == b.kind) {
-        rc = changed_elem(w, l, i, r, j, mark);
-      } else {
-        rc = removed_elem(w, l, i, mark);
-        if (!rc) rc = added_elem(w, r, j, mark);
-      }
-    }
-    return rc;
-  }
-  for (uint32_t i = i0; i < i1 && !rc; i++) {
-    pbd_Value a = pbd_Field_Value(l, i);
-    uint32_t found = j1;
-    for (uint32_t k = j; k < j1 && k < j + kPairWindow; k++) {
-      pbd_Value b = pbd_Field_Value(r, k);
-      if (dw_similar(w, &a, &b)) {
-        found = k;
-        break;
-      }
-    }
-    if (found == j1) {
-      rc = removed_elem(w, l, i, mark);
-      continue;
-    }
-    for (; j < found && !rc; j++) rc = added_elem(w, r, j, mark);
-    if (!rc) rc = changed_elem(w, l, i, r, found, mark);
-    j = found + 1;
-  }
-  for (; j < j1 && !rc; j++) rc = added_elem(w, r, j, mark);
-  return rc;
-}
-
-static pbd_Hash128 *element_keys(Walk *w, const pbd_Field *f) {
-  pbd_Hash128 *k = malloc(sizeof *k * (f->count ? f->count : 1));
-  if (!k) {
-    w->oom = true;
-    return NULL;
-  }
-  for (uint32_t i = 0; i < f->count; i++) {
-    pbd_Value v = pbd_Field_Value(f, i);
-    k[i] = dw_element_key(w, &v);
-  }
-  return k;
-}
-
-/* Default matching: the two sequences aligned (a longest common
- * subsequence); what lies between matched elements is a gap. */
-static int diff_sequence(Walk *w, const pbd_Field *l, const pbd_Field *r) {
-  pbd_Hash128 *ka = element_keys(w, l), *kb = element_keys(w, r);
-  pbd_AlignPair *pairs = NULL;
-  size_t np = 0;
-  if (!ka || !kb || !pbd_Align_Sequences(ka, l->count, kb, r->count, &pairs, &np)) {
-    free(ka), free(kb);
-    w->oom = true;
-    return -1;
-  }
-  free(ka), free(kb);
-  int rc = 0;
-  uint32_t i = 0, j = 0;
-  size_t mark = w->path.count;
-  for (size_t k = 0; k <= np && !rc; k++) {
-    uint32_t pi = k < np ? pairs[k].a : l->count, pj = k < np ? pairs[k].b : r->count;
-    rc = diff_gap(w, l, i, pi, r, j, pj);
-    /* matched by key: equal unless strings collide; confirm */
-    if (!rc && k < np) rc = changed_elem(w, l, pi, r, pj, mark);
-    i = pi + 1;
-    j = pj + 1;
-  }
-  free(pairs);
-  return rc;
+  return dw_similarity(w, a, b) >= kPbd_Similar;
 }
 
 /* ---- Fields --------------------------------------------------------------- */
@@ -439,7 +328,7 @@ static int diff_field(Walk *w, const pbd_Field *l, const pbd_Field *r) {
   }
   const pbd_MatchRule *rule = rule_for(w, l->def);
   if (rule && rule->kind != kPbd_Match_Sequence) return dw_diff_matched(w, rule, l, r);
-  return diff_sequence(w, l, r);
+  return dw_diff_sequence(w, l, r);
 }
 
 /* Fields pair up by number; at one number a known field sorts before an
@@ -547,5 +436,5 @@ int pbd_Diff_RunStream(const pbd_Message *const *left, size_t nleft,
                  .v.msgs = (pbd_Message **)right};
   Walk w;
   walk_begin(&w, opts, fn, ctx);
-  return walk_end(&w, diff_sequence(&w, &l, &r), n_edits, s);
+  return walk_end(&w, dw_diff_sequence(&w, &l, &r), n_edits, s);
 }

@@ -45,9 +45,16 @@ pbd_Hash128 dw_element_key(const Walk *w, const pbd_Value *v);
 /* Two values at the current path: messages walked, the rest compared. */
 int dw_diff_values_at(Walk *w, const pbd_Value *l, const pbd_Value *r, int64_t li, int64_t ri);
 int dw_diff_values(Walk *w, const pbd_Value *l, const pbd_Value *r);
-/* Two elements may be paired as one changed: scalars always, messages when
- * they share half their fields or more. */
+/* How alike two elements are, 0 to 1: scalars of one kind 1 (a replaced
+ * value), messages the share of their fields that are equal (1 for two
+ * empty ones).  They may be paired as one changed element from
+ * kPbd_Similar (one half) up. */
+double dw_similarity(const Walk *w, const pbd_Value *a, const pbd_Value *b);
+extern const double kPbd_Similar;
 bool dw_similar(const Walk *w, const pbd_Value *a, const pbd_Value *b);
+
+/* diff_seq.c: a repeated field aligned as a sequence (the default). */
+int dw_diff_sequence(Walk *w, const pbd_Field *l, const pbd_Field *r);
 
 /* diff_match.c: sets, keys, maps. */
 /* A repeated element's path segment: its key under a rule, else its index. */

@@ -92,7 +92,7 @@ static void format_element_key(pbd_Buf *out, const pbd_PathSeg *seg) {
   }
 }
 
-static void format_segment(pbd_Buf *out, const pbd_PathSeg *seg, bool first) {
+static void format_segment(pbd_Buf *out, const pbd_PathSeg *seg, bool first, bool both) {
   bool named = seg->kind == kPbd_Seg_Field || seg->kind == kPbd_Seg_Extension ||
                seg->kind == kPbd_Seg_Any;
   if (named && !first) pbd_Buf_AppendChar(out, '.');
@@ -110,7 +110,10 @@ static void format_segment(pbd_Buf *out, const pbd_PathSeg *seg, bool first) {
       pbd_Buf_AppendChar(out, ']');
       return;
     case kPbd_Seg_Index:
-      pbd_Buf_Printf(out, "[%u]", seg->number);
+      if (both && seg->paired && seg->right_number != seg->number)
+        pbd_Buf_Printf(out, "[%u->%u]", seg->number, seg->right_number);
+      else
+        pbd_Buf_Printf(out, "[%u]", seg->number);
       return;
     case kPbd_Seg_MapKey:
       pbd_Buf_AppendChar(out, '[');
@@ -125,10 +128,18 @@ static void format_segment(pbd_Buf *out, const pbd_PathSeg *seg, bool first) {
   }
 }
 
-void pbd_Path_Format(pbd_Buf *out, const pbd_Path *p, size_t begin, size_t end) {
+static void format_path(pbd_Buf *out, const pbd_Path *p, size_t begin, size_t end, bool both) {
   if (end > p->count) end = p->count;
-  for (size_t i = begin; i < end; i++) format_segment(out, &p->segs[i], i == 0);
+  for (size_t i = begin; i < end; i++) format_segment(out, &p->segs[i], i == 0, both);
   pbd_Buf_AppendStr(out, ""); /* data never NULL */
+}
+
+void pbd_Path_Format(pbd_Buf *out, const pbd_Path *p, size_t begin, size_t end) {
+  format_path(out, p, begin, end, false);
+}
+
+void pbd_Path_FormatBothIndices(pbd_Buf *out, const pbd_Path *p, size_t begin, size_t end) {
+  format_path(out, p, begin, end, true);
 }
 
 /* ---- Patterns -------------------------------------------------------------- */

@@ -39,7 +39,10 @@ typedef enum {
 
 typedef struct {
   pbd_PathSegKind kind;
-  uint32_t number;               /* Field, Extension: field number; Index: the index */
+  uint32_t number;               /* Field, Extension: field number; Index: the index
+                                    (in LEFT for an element on both sides) */
+  uint32_t right_number;         /* Index, when paired: the element's index in RIGHT */
+  bool paired;
   const pbd_FieldDef *field;     /* Field, Extension: the field (NULL when unknown) */
   pbd_Value key;                 /* MapKey: the entry's key */
   const pbd_FieldDef *const *key_fields; /* ElementKey: the key fields ... */
@@ -63,6 +66,9 @@ void pbd_Path_Free(pbd_Path *p);
  * Format(0, k) followed by Format(k, n) is Format(0, n), so a named segment
  * after the first keeps its leading dot (`graph.node[0]` + `.op_type`). */
 void pbd_Path_Format(pbd_Buf *out, const pbd_Path *p, size_t begin, size_t end);
+/* The same, but an element at another index in RIGHT reads `[2->3]` (for
+ * people; paths in JSON and patterns keep LEFT's index alone). */
+void pbd_Path_FormatBothIndices(pbd_Buf *out, const pbd_Path *p, size_t begin, size_t end);
 
 /* Whether a path pattern matches a whole path written by pbd_Path_Format:
  * `*` stands for one field name, `[*]` for any index, key or bracketed name

@@ -1,0 +1,312 @@
+/* pbdiff — repeated fields as sequences (the default matching; diff_walk.h).
+ *
+ * The elements are aligned by their keys (a longest common subsequence,
+ * lib/diff/align.c), then the alignment is made to read as the smallest
+ * true difference:
+ *
+ *  1. Moves: an unmatched LEFT element whose key an unmatched RIGHT element
+ *     has is `moved` (both indices), not removed here and added there.
+ *  2. Substitutions: a matched element between two runs of unmatched ones
+ *     is given up when comparing the whole stretch in place takes fewer
+ *     edits ([1,1,1,1] -> [1,0,1,0] is two changes, not an added 0, a
+ *     change and a removed 1).  Scalars only (messages pair by similarity),
+ *     and not where a move takes part.
+ *  3. In each run between matched elements, what is left pairs up: scalars
+ *     in order (a removal next to an addition is one change), one message
+ *     facing one message as a change, more messages each with the most
+ *     similar free one within a window, wherever it stands (similarity: the
+ *     share of equal fields, at least half); the rest are removed or added.
+ *
+ * A changed element's path segment carries both indices (`v[2]` in LEFT
+ * is `v[3]` in RIGHT), which text reports show as `v[2->3]`. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "diff/diff_walk.h"
+#include "pbdiff/diff/align.h"
+
+/* How far ahead a removed message looks for a similar added one. */
+enum { kPairWindow = 64 };
+
+typedef struct {
+  const pbd_Field *l, *r;
+  pbd_Hash128 *ka, *kb;   /* element keys */
+  int64_t *moved_to;      /* per LEFT element: its RIGHT place when moved, else -1 */
+  bool *moved_in;         /* per RIGHT element: it came by a move */
+} Seq;
+
+static void push_pair_index(Walk *w, uint32_t i, uint32_t j) {
+  pbd_PathSeg seg = {.kind = kPbd_Seg_Index, .number = i, .right_number = j, .paired = true};
+  pbd_Path_Push(&w->path, &seg);
+}
+
+static int removed_elem(Walk *w, const pbd_Field *f, uint32_t i, size_t mark) {
+  pbd_Value v = pbd_Field_Value(f, i);
+  dw_push_index(w, i);
+  int rc = dw_path_ignored(w) ? 0 : dw_emit_at(w, kPbd_Edit_Removed, &v, NULL, i, -1);
+  pbd_Path_Truncate(&w->path, mark);
+  return rc;
+}
+
+static int added_elem(Walk *w, const pbd_Field *f, uint32_t j, size_t mark) {
+  if (w->o->partial) return 0; /* only what LEFT sets is compared */
+  pbd_Value v = pbd_Field_Value(f, j);
+  dw_push_index(w, j);
+  int rc = dw_path_ignored(w) ? 0 : dw_emit_at(w, kPbd_Edit_Added, NULL, &v, -1, j);
+  pbd_Path_Truncate(&w->path, mark);
+  return rc;
+}
+
+static int changed_elem(Walk *w, const pbd_Field *l, uint32_t i, const pbd_Field *r, uint32_t j,
+                        size_t mark) {
+  pbd_Value a = pbd_Field_Value(l, i), b = pbd_Field_Value(r, j);
+  push_pair_index(w, i, j);
+  int rc = dw_path_ignored(w) ? 0 : dw_diff_values_at(w, &a, &b, i, j);
+  pbd_Path_Truncate(&w->path, mark);
+  return rc;
+}
+
+static int moved_elem(Walk *w, const pbd_Field *l, uint32_t i, const pbd_Field *r, uint32_t j,
+                      size_t mark) {
+  pbd_Value a = pbd_Field_Value(l, i), b = pbd_Field_Value(r, j);
+  push_pair_index(w, i, j);
+  int rc = 0;
+  if (!dw_path_ignored(w)) {
+    rc = dw_emit_at(w, kPbd_Edit_Moved, &a, &b, i, j);
+    if (!rc) rc = dw_diff_values_at(w, &a, &b, i, j); /* equal keys; confirm */
+  }
+  pbd_Path_Truncate(&w->path, mark);
+  return rc;
+}
+
+/* ---- 2. substitutions ---------------------------------------------------------- */
+
+static bool is_scalar_kind(pbd_ValueKind k) { return !dw_is_message_kind(k); }
+
+/* Edits a run of a removed and b added scalars costs: paired in order. */
+static size_t run_cost(size_t a, size_t b) { return a > b ? a : b; }
+
+/* Edits the stretch LEFT[i0,i1) / RIGHT[j0,j1) of equal length costs when
+ * compared in place. */
+static size_t in_place_cost(const Seq *q, uint32_t i0, uint32_t i1, uint32_t j0) {
+  size_t n = 0;
+  for (uint32_t i = i0; i < i1; i++) n += !pbd_Hash128_Equal(q->ka[i], q->kb[j0 + (i - i0)]);
+  return n;
+}
+
+/* Whether a move takes part of LEFT[i0,i1) or RIGHT[j0,j1). */
+static bool moves_within(const Seq *q, uint32_t i0, uint32_t i1, uint32_t j0, uint32_t j1) {
+  for (uint32_t i = i0; i < i1; i++)
+    if (q->moved_to[i] >= 0) return true;
+  for (uint32_t j = j0; j < j1; j++)
+    if (q->moved_in[j]) return true;
+  return false;
+}
+
+/* Drops matched pairs whose neighbouring runs read better as changes in
+ * place; one pass, left to right, over the pairs.  Stretches that moves
+ * take part in are left as they are (a move says more than changes). */
+static void prefer_substitutions(const Seq *q, pbd_AlignPair *pairs, size_t *np) {
+  if (!*np || !is_scalar_kind(q->l->kind)) return;
+  size_t out = 0;
+  uint32_t i = 0, j = 0; /* the start of the run before the current pair */
+  for (size_t k = 0; k < *np; k++) {
+    uint32_t pi = pairs[k].a, pj = pairs[k].b;
+    uint32_t ni = k + 1 < *np ? pairs[k + 1].a : q->l->count;
+    uint32_t nj = k + 1 < *np ? pairs[k + 1].b : q->r->count;
+    size_t before = run_cost(pi - i, pj - j), after = run_cost(ni - pi - 1, nj - pj - 1);
+    bool gaps = before > 0 && after > 0;
+    if (gaps && ni - i == nj - j && in_place_cost(q, i, ni, j) < before + after &&
+        !moves_within(q, i, ni, j, nj))
+      continue;
+    pairs[out++] = pairs[k];
+    i = pi + 1;
+    j = pj + 1;
+  }
+  *np = out;
+}
+
+/* ---- 1. moves -------------------------------------------------------------------- */
+
+typedef struct {
+  pbd_Hash128 key;
+  uint32_t index;
+} Keyed;
+
+static int compare_keyed(const void *a, const void *b) {
+  const Keyed *x = a, *y = b;
+  if (x->key.hi != y->key.hi) return x->key.hi < y->key.hi ? -1 : 1;
+  if (x->key.lo != y->key.lo) return x->key.lo < y->key.lo ? -1 : 1;
+  return (x->index > y->index) - (x->index < y->index);
+}
+
+/* Pairs unmatched LEFT elements with unmatched RIGHT ones of the same key
+ * (in order among equal keys).  false when out of memory. */
+static bool find_moves(Seq *q, const pbd_AlignPair *pairs, size_t np) {
+  uint32_t n = q->l->count, m = q->r->count;
+  bool *lmatched = calloc(n ? n : 1, sizeof *lmatched), *rmatched = calloc(m ? m : 1, 1);
+  Keyed *free_r = malloc(sizeof *free_r * (m ? m : 1));
+  q->moved_to = malloc(sizeof *q->moved_to * (n ? n : 1));
+  q->moved_in = calloc(m ? m : 1, sizeof *q->moved_in);
+  bool ok = lmatched && rmatched && free_r && q->moved_to && q->moved_in;
+  for (size_t k = 0; ok && k < np; k++) lmatched[pairs[k].a] = rmatched[pairs[k].b] = true;
+  size_t nr = 0;
+  for (uint32_t j = 0; ok && j < m; j++)
+    if (!rmatched[j]) free_r[nr++] = (Keyed){q->kb[j], j};
+  if (ok && nr) qsort(free_r, nr, sizeof *free_r, compare_keyed);
+  for (uint32_t i = 0; ok && i < n; i++) {
+    q->moved_to[i] = -1;
+    if (lmatched[i] || nr == 0) continue;
+    Keyed probe = {q->ka[i], 0};
+    size_t lo = 0, hi = nr;
+    while (lo < hi) {
+      size_t mid = (lo + hi) / 2;
+      if (compare_keyed(&free_r[mid], &probe) < 0) lo = mid + 1;
+      else hi = mid;
+    }
+    for (; lo < nr && pbd_Hash128_Equal(free_r[lo].key, probe.key); lo++) {
+      if (q->moved_in[free_r[lo].index]) continue;
+      q->moved_to[i] = free_r[lo].index;
+      q->moved_in[free_r[lo].index] = true;
+      break;
+    }
+  }
+  free(lmatched), free(rmatched), free(free_r);
+  return ok;
+}
+
+/* ---- 3. what is left in a run ----------------------------------------------------- */
+
+static uint32_t not_moved(const Seq *q, uint32_t i0, uint32_t i1, uint32_t j0, uint32_t j1,
+                          uint32_t *nr) {
+  uint32_t nl = 0;
+  *nr = 0;
+  for (uint32_t i = i0; i < i1; i++) nl += q->moved_to[i] < 0;
+  for (uint32_t j = j0; j < j1; j++) *nr += !q->moved_in[j];
+  return nl;
+}
+
+/* The free RIGHT message in [j0, j1) most similar to a (at least half
+ * alike), looking at a window around the place proportional to a's, or j1. */
+static uint32_t most_similar(Walk *w, const Seq *q, const pbd_Value *a, const bool *taken,
+                             uint32_t guess, uint32_t j0, uint32_t j1) {
+  uint32_t from = guess > j0 + kPairWindow / 2 ? guess - kPairWindow / 2 : j0;
+  uint32_t to = j1 - from > kPairWindow ? from + kPairWindow : j1;
+  uint32_t best = j1;
+  double best_score = 0;
+  for (uint32_t k = from; k < to; k++) {
+    if (q->moved_in[k] || taken[k - j0]) continue;
+    pbd_Value b = pbd_Field_Value(q->r, k);
+    double score = dw_similarity(w, a, &b);
+    if (score > best_score) best = k, best_score = score;
+  }
+  return best_score >= kPbd_Similar ? best : j1;
+}
+
+/* Scalars: a removal next to an addition is one change, in order. */
+static int scalar_run(Walk *w, const Seq *q, uint32_t i0, uint32_t i1, uint32_t j0, uint32_t j1) {
+  size_t mark = w->path.count;
+  int rc = 0;
+  uint32_t j = j0;
+  for (uint32_t i = i0; i < i1 && !rc; i++) {
+    if (q->moved_to[i] >= 0) {
+      rc = moved_elem(w, q->l, i, q->r, (uint32_t)q->moved_to[i], mark);
+      continue;
+    }
+    while (j < j1 && q->moved_in[j]) j++;
+    pbd_Value a = pbd_Field_Value(q->l, i), b = j < j1 ? pbd_Field_Value(q->r, j) : a;
+    if (j < j1 && b.kind == a.kind) rc = changed_elem(w, q->l, i, q->r, j++, mark);
+    else rc = removed_elem(w, q->l, i, mark);
+  }
+  for (; j < j1 && !rc; j++)
+    if (!q->moved_in[j]) rc = added_elem(w, q->r, j, mark);
+  return rc;
+}
+
+/* Messages: one facing one is a change, however little of it stayed (a
+ * message of one field, say); more pair each with its most similar partner,
+ * wherever it stands in the run; the rest are removed, then added. */
+static int message_run(Walk *w, const Seq *q, uint32_t i0, uint32_t i1, uint32_t j0, uint32_t j1) {
+  size_t mark = w->path.count;
+  uint32_t nr, nl = not_moved(q, i0, i1, j0, j1, &nr);
+  bool one_for_one = nl == 1 && nr == 1;
+  bool *taken = calloc(j1 - j0 + 1, sizeof *taken);
+  if (!taken) {
+    w->oom = true;
+    return -1;
+  }
+  int rc = 0;
+  for (uint32_t i = i0; i < i1 && !rc; i++) {
+    if (q->moved_to[i] >= 0) {
+      rc = moved_elem(w, q->l, i, q->r, (uint32_t)q->moved_to[i], mark);
+      continue;
+    }
+    pbd_Value a = pbd_Field_Value(q->l, i);
+    uint32_t found = j1;
+    if (one_for_one) {
+      for (uint32_t k = j0; k < j1; k++)
+        if (!q->moved_in[k] && pbd_Field_Value(q->r, k).kind == a.kind) found = k;
+    } else if (nr) {
+      uint32_t guess = j0 + (uint32_t)((uint64_t)(i - i0) * (j1 - j0) / (i1 - i0));
+      found = most_similar(w, q, &a, taken, guess, j0, j1);
+    }
+    if (found == j1) {
+      rc = removed_elem(w, q->l, i, mark);
+      continue;
+    }
+    taken[found - j0] = true;
+    rc = changed_elem(w, q->l, i, q->r, found, mark);
+  }
+  for (uint32_t j = j0; j < j1 && !rc; j++)
+    if (!q->moved_in[j] && !taken[j - j0]) rc = added_elem(w, q->r, j, mark);
+  free(taken);
+  return rc;
+}
+
+/* A run of LEFT elements [i0,i1) facing RIGHT ones [j0,j1) between matched
+ * elements; moved ones are reported as such where they left. */
+static int diff_run(Walk *w, const Seq *q, uint32_t i0, uint32_t i1, uint32_t j0, uint32_t j1) {
+  if (is_scalar_kind(q->l->kind)) return scalar_run(w, q, i0, i1, j0, j1);
+  return message_run(w, q, i0, i1, j0, j1);
+}
+
+static pbd_Hash128 *element_keys(Walk *w, const pbd_Field *f) {
+  pbd_Hash128 *k = malloc(sizeof *k * (f->count ? f->count : 1));
+  if (!k) return NULL;
+  for (uint32_t i = 0; i < f->count; i++) {
+    pbd_Value v = pbd_Field_Value(f, i);
+    k[i] = dw_element_key(w, &v);
+  }
+  return k;
+}
+
+int dw_diff_sequence(Walk *w, const pbd_Field *l, const pbd_Field *r) {
+  Seq q = {.l = l, .r = r, .ka = element_keys(w, l), .kb = element_keys(w, r)};
+  pbd_AlignPair *pairs = NULL;
+  size_t np = 0;
+  int rc = -1;
+  if (!q.ka || !q.kb || !pbd_Align_Sequences(q.ka, l->count, q.kb, r->count, &pairs, &np)) {
+    w->oom = true;
+    goto done;
+  }
+  if (!find_moves(&q, pairs, np)) {
+    w->oom = true;
+    goto done;
+  }
+  prefer_substitutions(&q, pairs, &np);
+  rc = 0;
+  uint32_t i = 0, j = 0;
+  size_t mark = w->path.count;
+  for (size_t k = 0; k <= np && !rc; k++) {
+    uint32_t pi = k < np ? pairs[k].a : l->count, pj = k < np ? pairs[k].b : r->count;
+    rc = diff_run(w, &q, i, pi, j, pj);
+    /* matched by key: equal unless keys collide; confirm */
+    if (!rc && k < np) rc = changed_elem(w, l, pi, r, pj, mark);
+    i = pi + 1;
+    j = pj + 1;
+  }
+done:
+  free(pairs);
+  free(q.ka), free(q.kb), free(q.moved_to), free(q.moved_in);
+  return rc;
+}
