@@ -95,10 +95,10 @@ FUZZ_SECONDS ?= 60
 build-fuzz/fuzz.desc: testdata/proto/sem3.proto testdata/proto/sem2.proto
 	@mkdir -p build-fuzz
 	protoc --include_imports -Itestdata/proto -I/usr/include -o$@ sem3.proto sem2.proto onnx/onnx.proto
-build-fuzz/fuzz_compare: fuzz/fuzz_compare.c cli/rules.c $(LIB_SRC) $(LIB_HDR)
+build-fuzz/fuzz_compare: fuzz/fuzz_compare.c cli/rules.c cli/suggest.c $(LIB_SRC) $(LIB_HDR)
 	@mkdir -p build-fuzz
 	clang -std=c11 -g -O1 -Iinclude -Ilib -Icli -D_POSIX_C_SOURCE=200809L -D_DEFAULT_SOURCE \
-	  -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all -o $@ fuzz/fuzz_compare.c cli/rules.c $(LIB_SRC) -lxxhash -lz -lm
+	  -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all -o $@ fuzz/fuzz_compare.c cli/rules.c cli/suggest.c $(LIB_SRC) -lxxhash -lz -lm
 build-fuzz/fuzz_jsonpb: fuzz/fuzz_jsonpb.c $(LIB_SRC) $(LIB_HDR)
 	@mkdir -p build-fuzz
 	clang -std=c11 -g -O1 -Iinclude -Ilib -D_POSIX_C_SOURCE=200809L -D_DEFAULT_SOURCE \
