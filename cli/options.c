@@ -302,6 +302,11 @@ static const Option kOptions[] = {
     {"colour", 0, "[=WHEN]", kCompare, kSecOutput, NULL, NULL, .set = set_color},
     {"max-diffs", 0, "N", kCompare, kSecOutput, "show the first N differences, then how many more",
      NULL, .set = set_count_size, .field = FIELD(report.max_diffs), .min = 1, .max = 1LL << 40},
+    {"max-value-lines", 0, "N", kCompare, kSecOutput,
+     "a message value too long for one line (an added or\nremoved element) is shown over "
+     "several, at most N\n(default 40), then how many more lines it has",
+     NULL, .set = set_count_size, .field = FIELD(report.max_value_lines), .min = 1,
+     .max = 1LL << 40},
     {"stat", 0, NULL, kCompare, kSecOutput,
      "counts by kind and by top-level field instead of the list", NULL, FLAG(report.stat)},
     {"label", 'L', "NAME", kCompare, kSecOutput,

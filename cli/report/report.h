@@ -30,7 +30,10 @@
  * - Values in text-format syntax on one line: strings and bytes longer than
  *   64 bytes cut after 64 bytes (on a character boundary) as
  *   `"abc..." (1000 bytes, xxh3:9f3a1c2b)` (the first 8 of the 16 hex digits
- *   of XXH3_64bits of the whole value).  A changed pair of strings or bytes,
+ *   of XXH3_64bits of the whole value).  A message value whose line would
+ *   pass 120 bytes (an added or removed element, say) is written instead
+ *   as indented text format over several lines, `{` ... `}`, whole up to
+ *   max_value_lines lines (40 by default), then `... (N more lines)`.  A changed pair of strings or bytes,
  *   one longer than 64 bytes, sharing more than 16 bytes of start and end
  *   and differing in at most 128 bytes, shows only what differs, with 16
  *   bytes of context and the lengths of the same runs around it:
@@ -105,6 +108,7 @@ typedef enum { PBD_REPORT_FORMATS(PBD_REPORT_FORMAT_ENUM) kPbd_Report_FormatCoun
 typedef struct {
   bool color;             /* text: ANSI colours (see pbd_Report_ShouldColor) */
   size_t max_diffs;       /* write at most this many differences; 0 = all */
+  size_t max_value_lines; /* text: lines of a long message value; 0 = 40 */
   bool stat;              /* text: counts instead of differences (JSON: ignored) */
   const char *left_name;  /* input names for the ---/+++ lines (text) and the */
   const char *right_name; /* "left_name"/"right_name" keys (JSON); may be NULL;

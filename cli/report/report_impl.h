@@ -44,6 +44,7 @@ struct pbd_Reporter {
   pbd_Buf path;     /* the edit's path as text, parent part first */
   const pbd_MessageDef *group_type;
   bool names_written;
+  int value_indent;  /* text: the indent level of the line being written */
   /* stat: fields in order of first appearance, and a hash table over them */
   StatField *fields;
   size_t nfields, fields_cap;

@@ -137,11 +137,44 @@ static void text_value(pbd_Buf *b, const pbd_Value *v) {
   pbd_Format_TextValue(b, v, &o);
 }
 
+/* Lines of a message value shown before `... (N more lines)`, when the
+ * options give no number. */
+enum { kDefaultValueLines = 40 };
+
+/* A message too long for one line (an added or removed element, say), as
+ * indented text format, whole up to the line limit. */
+static void multiline_value(pbd_Reporter *r, pbd_Buf *b, const pbd_Value *v) {
+  pbd_TextOptions o = {.max_bytes = kPbd_Report_MaxBytes, .cut_hash = true, .well_known = true,
+                       .multiline = true, .indent = r->value_indent};
+  size_t start = b->len, limit = r->o.max_value_lines ? r->o.max_value_lines : kDefaultValueLines;
+  pbd_Format_TextValue(b, v, &o);
+  if (b->oom) return;
+  size_t lines = 0, cut = 0;
+  for (size_t i = start; i < b->len; i++)
+    if (b->data[i] == '\n' && ++lines == limit) cut = i + 1;
+  if (!cut || lines <= limit) return;
+  size_t more = lines - limit; /* the closing brace's line is not counted */
+  pbd_Buf_Truncate(b, cut);
+  for (int i = 0; i <= r->value_indent; i++) pbd_Buf_AppendStr(b, "  ");
+  pbd_Buf_Printf(b, "... (%zu more line%s)\n", more, more == 1 ? "" : "s");
+  for (int i = 0; i < r->value_indent; i++) pbd_Buf_AppendStr(b, "  ");
+  pbd_Buf_AppendChar(b, '}');
+}
+
 static void colored_value(pbd_Reporter *r, pbd_Buf *b, const char *sgr, const char *word,
                           const pbd_Value *v) {
   rp_color_on(r, b, sgr);
   pbd_Buf_AppendStr(b, word);
+  size_t start = b->len;
   text_value(b, v);
+  bool message = v->kind == kPbd_Value_Message || v->kind == kPbd_Value_LenMessage ||
+                 v->kind == kPbd_Value_Group;
+  /* a message's line ends with its brace unless it was cut: too long for a
+   * line, it goes over several */
+  if (message && !b->oom && b->len > start && b->data[b->len - 1] != '}') {
+    pbd_Buf_Truncate(b, start);
+    multiline_value(r, b, v);
+  }
   rp_color_off(r, b);
 }
 
@@ -256,6 +289,7 @@ int rp_text_edit(pbd_Reporter *r, const pbd_Edit *e) {
   const char *field = path + plen;
   if (plen > 0 && *field == '.') field++;
   if (plen > 0) pbd_Buf_AppendStr(b, "  ");
+  r->value_indent = plen > 0 ? 1 : 0;
   pbd_Buf_AppendStr(b, *field ? field : ".");
   pbd_Buf_AppendStr(b, ": ");
   switch (e->kind) {

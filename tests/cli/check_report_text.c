@@ -153,7 +153,9 @@ START_TEST(text_cut_values) {
            a64, (unsigned)(XXH3_64bits(big, 1000) >> 32), a64,
            (unsigned)(XXH3_64bits(big, 65) >> 32), a64);
   CHECK_REPORT(kPbd_Report_Text, NULL, e, N(e), false, want);
-  /* a long message value: one line, cut after 120 bytes with "..." */
+  /* a message value too long for a line: indented text format over several,
+   * whole up to the line limit, then how many lines more; under a group
+   * header one level deeper */
   static pbd_StrView names[] = {{"abcdefghijklmnopqrstuvwxyzabcdefghijklmnopqrstuvwxyz", 52}};
   static pbd_FieldDef fd_name = {.name = "name", .json_name = "name", .number = 1,
                                  .type = kPbd_Type_String};
@@ -167,9 +169,16 @@ START_TEST(text_cut_values) {
                          .v.msgs = three};
   static pbd_Message outer = {.fields_ = &sf, .field_count_ = 1};
   pbd_Edit m[] = {E(kPbd_Edit_Added, "x", 0, NULL, None(), Msg(&outer))};
+#define SUB(ind) ind "sub {\n" ind "  name: \"abcdefghijklmnopqrstuvwxyzabcdefghijklmnopqrstuvwxyz\"\n" ind "}\n"
   CHECK_REPORT(kPbd_Report_Text, NULL, m, N(m), false,
-               "x: added { sub { name: \"abcdefghijklmnopqrstuvwxyzabcdefghijklmnopqrstuvwxyz\" } "
-               "sub { name: \"abcdefghijklmnopqrstuvwxyzabcdefghij...\n");
+               "x: added {\n" SUB("  ") SUB("  ") SUB("  ") "}\n");
+  pbd_ReportOptions lim = {.max_value_lines = 4};
+  CHECK_REPORT(kPbd_Report_Text, &lim, m, N(m), false,
+               "x: added {\n" SUB("  ") "  ... (6 more lines)\n}\n");
+  pbd_Edit g[] = {E(kPbd_Edit_Removed, "g.x", 1, NULL, Msg(&outer), None())};
+  CHECK_REPORT(kPbd_Report_Text, NULL, g, N(g), false,
+               "g:\n  x: removed {\n" SUB("    ") SUB("    ") SUB("    ") "  }\n");
+#undef SUB
 }
 END_TEST
 
