@@ -33,6 +33,8 @@ void pbd_CliError_Set(pbd_CliError *e, bool hint, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
 /* The status as "NAME: MSG at byte N (in PATH)" (name may be NULL). */
 void pbd_CliError_FromStatus(pbd_CliError *e, const char *name, const pbd_Status *s);
+/* Adds " (HINT)": what to do about it. */
+void pbd_CliError_Hint(pbd_CliError *e, const char *hint);
 /* command: "pbdiff", "pbdiff cat", ... for the hint. */
 void pbd_CliError_Print(FILE *err, const pbd_CliError *e, const char *command);
 /* Prints the warning, when there is one: "pbdiff: warning: ...". */

@@ -2,6 +2,7 @@
  * one place they are printed. */
 #include <stdarg.h>
 #include <stdio.h>
+#include <string.h>
 
 #include "cli.h"
 
@@ -16,6 +17,11 @@ void pbd_CliError_Set(pbd_CliError *e, bool hint, const char *fmt, ...) {
 void pbd_CliError_FromStatus(pbd_CliError *e, const char *name, const pbd_Status *s) {
   pbd_Status_Format(s, name, e->msg, sizeof e->msg);
   e->hint = false;
+}
+
+void pbd_CliError_Hint(pbd_CliError *e, const char *hint) {
+  size_t n = strlen(e->msg);
+  snprintf(e->msg + n, sizeof e->msg - n, " (%s)", hint);
 }
 
 void pbd_CliError_PrintNote(FILE *err, const pbd_CliError *e) {

@@ -142,6 +142,26 @@ static pbd_DefPool *cached_pool(const pbd_StrList *sets, const pbd_StrList *prot
   return pool;
 }
 
+/* The schema's message type a --type most likely meant: the one whose
+ * name without its package is the name given (`ModelProto` for
+ * onnx.ModelProto), else the closest full name. */
+static const char *closest_type(const pbd_DefPool *pool, const char *type) {
+  size_t n = pbd_DefPool_MessageCount(pool);
+  const char **names = malloc(sizeof *names * (n + 1));
+  if (!names) return NULL;
+  const char *given = strrchr(type, '.') ? strrchr(type, '.') + 1 : type;
+  for (size_t i = 0; i < n; i++) {
+    const char *full = pbd_DefPool_Message(pool, i)->full_name;
+    names[i] = strrchr(full, '.') ? strrchr(full, '.') + 1 : full; /* without the package */
+  }
+  const char *c = pbd_Cli_Closest(given, names, n); /* the same name, or a typo in it */
+  const char *found = NULL;
+  for (size_t i = 0; i < n && c && !found; i++)
+    if (names[i] == c) found = pbd_DefPool_Message(pool, i)->full_name;
+  free((void *)names);
+  return found;
+}
+
 bool pbd_Cli_LoadSchema(const pbd_CliOptions *o, int side, pbd_CliSchema *out, pbd_CliError *e) {
   memset(out, 0, sizeof *out);
   const pbd_StrList *sets = &o->schemas, *protos = &o->protos;
@@ -159,7 +179,9 @@ bool pbd_Cli_LoadSchema(const pbd_CliOptions *o, int side, pbd_CliSchema *out, p
     if (!(out->pool = cached_pool(sets, protos, &o->includes, e))) return false;
     out->type = pbd_DefPool_FindMessageByName(out->pool, type);
     if (!out->type) {
-      pbd_CliError_Set(e, false, "message type '%s' is not in the schema", type);
+      const char *c = closest_type(out->pool, type);
+      pbd_CliError_Set(e, false, "message type '%s' is not in the schema%s%s%s", type,
+                       c ? " (did you mean " : "", c ? c : "", c ? "?)" : "");
       return false;
     }
   } else if (type) {
@@ -337,6 +359,8 @@ bool pbd_Cli_ReadInput(const pbd_CliOptions *o, const pbd_CliSchema *schema, int
   if (!pbd_Input_Open(raw, path, &s)) {
     in->name = display ? display : pbd_Input_DisplayName(raw);
     pbd_CliError_FromStatus(e, in->name, &s);
+    struct stat st;
+    if (stat(path, &st) == 0 && S_ISDIR(st.st_mode)) pbd_CliError_Hint(e, "to compare directories, use -r");
     return false;
   }
   in->name = display ? display : pbd_Input_DisplayName(raw);

@@ -8,6 +8,7 @@
 
 #include "cli.h"
 #include "pbdiff/explain/explain.h"
+#include "pbdiff/inputs/decode.h"
 #include "pbdiff/wire/wire.h"
 #include "pbdiff/pbdiff.h"
 
@@ -95,6 +96,34 @@ static void warn_wrong_schema(const pbd_CliInput *in, const pbd_MessageDef *type
            in->name, type->full_name);
 }
 
+/* A hint for an input that did not parse: it reads as text format or as a
+ * varint-delimited stream. */
+static void hint_encoding(const pbd_CliInput *in, const pbd_CliOptions *o, pbd_CliError *e) {
+  size_t n = in->size < 4096 ? in->size : 4096, printable = 0;
+  bool text_marks = false;
+  for (size_t i = 0; i < n; i++) {
+    unsigned char c = in->data[i];
+    printable += (c >= 0x20 && c < 0x7f) || c == '\n' || c == '\t' || c == '\r';
+    text_marks |= c == ':' || c == '{';
+  }
+  if (n && printable == n && text_marks) {
+    pbd_CliError_Hint(e, "it looks like text format: --input-format textproto");
+    return;
+  }
+  if (o->delimited) return;
+  size_t *begin = NULL, *end = NULL, count = 0;
+  pbd_Status s;
+  pbd_Status_Clear(&s);
+  if (pbd_Input_SplitDelimited(in->data, in->size, &begin, &end, &count, &s) && count > 1) {
+    char hint[128];
+    snprintf(hint, sizeof hint, "it reads as a stream of %zu length-prefixed messages: --delimited",
+             count);
+    pbd_CliError_Hint(e, hint);
+  }
+  free(begin);
+  free(end);
+}
+
 int pbd_Cli_ComparePair(const pbd_CliOptions *o, const char *lpath, const char *rpath,
                         const char *lname, const char *rname, FILE *out, pbd_CliError *e) {
   pbd_CliSchema ls, rs;
@@ -142,7 +171,9 @@ int pbd_Cli_ComparePair(const pbd_CliOptions *o, const char *lpath, const char *
                                   o->quiet ? (void *)&n : (void *)rep, &res, &s);
       if (!o->quiet) n = res.n_edits;
       if (rc < 0 && res.failed_input) {
-        pbd_CliError_FromStatus(e, res.failed_input == 1 ? l.name : r.name, &s);
+        const pbd_CliInput *bad = res.failed_input == 1 ? &l : &r;
+        pbd_CliError_FromStatus(e, bad->name, &s);
+        if (s.code == kPbd_Status_Malformed) hint_encoding(bad, o, e);
       } else if (rc < 0) {
         pbd_CliError_Set(e, false, "%s", s.msg);
 

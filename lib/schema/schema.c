@@ -195,13 +195,31 @@ static bool dir_covers(const char *dir, const char *proto) {
   return strncmp(dir, proto, n) == 0 && proto[n] == '/';
 }
 
+/* protoc's first error line (from the file its standard error went to),
+ * with a hint when an import was not found. */
+static void protoc_failure(const char *what, const char *err_path, pbd_Status *s) {
+  char line[400] = "";
+  FILE *f = fopen(err_path, "r");
+  if (f) {
+    if (!fgets(line, sizeof line, f)) line[0] = '\0';
+    fclose(f);
+  }
+  line[strcspn(line, "\n")] = '\0';
+  bool import = strstr(line, "File not found") || strstr(line, "was not found");
+  pbd_Status_SetError(s, kPbd_Status_BadSchema, "protoc failed on %.200s%s%.300s%s", what,
+                      line[0] ? ": " : "", line,
+                      import ? " (add the directory that holds it with -I DIR)" : "");
+}
+
 /* Runs protoc (core/run.h): false with the status when it cannot run or
- * fails (its own messages went to standard error). */
-static bool run_protoc(char *const argv[], const char *what, pbd_Status *s) {
-  int rc = pbd_Run(argv, NULL, "protobuf-compiler", s);
+ * fails (then with the first line of what it said). */
+static bool run_protoc(char *const argv[], const char *what, const char *err_path,
+                       pbd_Status *s) {
+  pbd_RunIo io = {.stderr_path = err_path};
+  int rc = pbd_Run(argv, &io, "protobuf-compiler", s);
   if (rc < 0) return false;
   if (rc != 0) {
-    pbd_Status_SetError(s, kPbd_Status_BadSchema, "protoc failed on %.300s", what);
+    protoc_failure(what, err_path, s);
     return false;
   }
   return true;
@@ -308,7 +326,9 @@ bool pbd_DefPool_AddProtoFiles(pbd_DefPool *pool, const char *const *protos, siz
     argv[argc++] = oarg;
     for (size_t i = 0; i < nprotos; i++) argv[argc++] = (char *)protos[i];
     argv[argc] = NULL;
-    ok = run_protoc(argv, what, s);
+    char *err_path = arena_cat(a, tmp, ".err");
+    ok = err_path && run_protoc(argv, what, err_path, s);
+    if (err_path) unlink(err_path);
   } else {
     pbd_SchemaPool_Oom(s);
   }
