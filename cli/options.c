@@ -360,13 +360,17 @@ static const char *const kUsageHead[] = {
         "Usage: pbdiff cat [OPTIONS] FILE\n"
         "Print a message in a canonical text form: text-format syntax, fields in number\n"
         "order, map entries by key, parts merged, defaults normalised as in a comparison.\n"
-        "Two semantically equal inputs print the same bytes (for git textconv).\n",
+        "Two semantically equal inputs print the same bytes (for git textconv).\n"
+        "A .pbdiff's matching rules (key, repeated-as-set, ignore) are for comparisons:\n"
+        "cat does not apply them (docs/hash.md, \"One meaning per configuration\").\n",
     [kPbd_Cmd_Hash] =
         "Usage: pbdiff hash [OPTIONS] FILE...\n"
         "Print a semantic fingerprint per input (per message with --delimited): two\n"
         "fingerprints are equal exactly when the messages are equal in meaning under the\n"
         "same options. Fingerprints start with their scheme, pbh1:, and stay stable\n"
-        "across pbdiff versions of that scheme (docs/hash.md).\n",
+        "across pbdiff versions of that scheme (docs/hash.md). A .pbdiff's matching\n"
+        "rules (key, repeated-as-set, ignore) are for comparisons: hash does not apply\n"
+        "them, so a pair a comparison calls equal through an ignore rule hashes apart.\n",
 };
 
 static const char kCompareUsageTail[] =
