@@ -23,6 +23,16 @@ static int stop_at_first(void *ctx, const pbd_Edit *e) {
 /* --explain: for each pair of messages equal in meaning whose bytes differ,
  * the encoding choices that differ (lib/explain/explain.h), as text lines and as
  * the JSON value of the report's "encoding" key. */
+static void first_path(const pbd_MessageDef *type, const pbd_CliInput *in, size_t i,
+                       const pbd_EncodingCount *c, char *out, size_t n) {
+  out[0] = '\0';
+  if (!c->count || c->first_offset < 0) return;
+  pbd_Buf b = {0};
+  pbd_Explain_PathAt(type, in->data, in->begin[i], in->end[i], (size_t)c->first_offset, &b);
+  if (b.data && !b.oom) snprintf(out, n, "%s", b.data);
+  pbd_Buf_Free(&b);
+}
+
 static bool explain(const pbd_CliInput *l, const pbd_CliInput *r, const pbd_CliSchema *ls,
                     const pbd_CliSchema *rs, const pbd_CliOptions *o, pbd_Buf *text, pbd_Buf *json,
                     pbd_CliError *e) {
@@ -44,6 +54,10 @@ static bool explain(const pbd_CliInput *l, const pbd_CliInput *r, const pbd_CliS
     }
     pbd_EncodingDiff d[kPbd_Encoding_Count];
     size_t n = pbd_Explain_Compare(&lp, &rp, d);
+    for (size_t k = 0; k < n; k++) { /* where each first occurrence is */
+      first_path(ls->type, l, i, &d[k].left, d[k].left_path, sizeof d[k].left_path);
+      first_path(rs->type, r, i, &d[k].right, d[k].right_path, sizeof d[k].right_path);
+    }
     if (o->delimited) pbd_Buf_Printf(text, "[%zu] ", i);
     pbd_Buf_AppendStr(text, "equal in meaning, but the bytes differ:\n");
     pbd_Buf buf = {0};

@@ -713,6 +713,7 @@ size_t pbd_Explain_Compare(const pbd_EncodingProfile *l, const pbd_EncodingProfi
     out[n].kind = (pbd_EncodingKind)k;
     out[n].left = *a;
     out[n].right = *b;
+    out[n].left_path[0] = out[n].right_path[0] = '\0';
     n++;
   }
   return n;
@@ -740,27 +741,37 @@ const char *pbd_EncodingKind_String(pbd_EncodingKind k) {
   return "?";
 }
 
-static void text_side(pbd_Buf *b, const pbd_EncodingCount *e, const char *side) {
+static void text_side(pbd_Buf *b, const pbd_EncodingCount *e, const char *side, const char *path) {
   pbd_Buf_Printf(b, "%zu in %s", e->count, side);
-  if (e->count == 1) pbd_Buf_Printf(b, " (at byte %lld)", (long long)e->first_offset);
-  else if (e->count > 1) pbd_Buf_Printf(b, " (first at byte %lld)", (long long)e->first_offset);
+  if (e->count == 0) return;
+  pbd_Buf_Printf(b, " (%sat byte %lld", e->count > 1 ? "first " : "", (long long)e->first_offset);
+  if (path[0]) pbd_Buf_Printf(b, ", in %s", path);
+  pbd_Buf_AppendChar(b, ')');
 }
 
 void pbd_Explain_FormatText(pbd_Buf *out, const pbd_EncodingDiff *d, size_t n) {
   for (size_t i = 0; i < n; i++) {
     pbd_Buf_AppendStr(out, pbd_EncodingKind_String(d[i].kind));
     pbd_Buf_AppendStr(out, ": ");
-    text_side(out, &d[i].left, "LEFT");
+    text_side(out, &d[i].left, "LEFT", d[i].left_path);
     pbd_Buf_AppendStr(out, ", ");
-    text_side(out, &d[i].right, "RIGHT");
+    text_side(out, &d[i].right, "RIGHT", d[i].right_path);
     pbd_Buf_AppendChar(out, '\n');
   }
 }
 
-static void json_side(pbd_Buf *b, const pbd_EncodingCount *e) {
+static void json_side(pbd_Buf *b, const pbd_EncodingCount *e, const char *path) {
   pbd_Buf_Printf(b, "{\"count\": %zu, \"first_offset\": ", e->count);
-  if (e->count) pbd_Buf_Printf(b, "%lld}", (long long)e->first_offset);
-  else pbd_Buf_AppendStr(b, "null}");
+  if (!e->count) {
+    pbd_Buf_AppendStr(b, "null}");
+    return;
+  }
+  pbd_Buf_Printf(b, "%lld", (long long)e->first_offset);
+  if (path[0]) {
+    pbd_Buf_AppendStr(b, ", \"first_path\": ");
+    pbd_Format_JsonString(b, path, strlen(path));
+  }
+  pbd_Buf_AppendChar(b, '}');
 }
 
 void pbd_Explain_FormatJson(pbd_Buf *out, const pbd_EncodingDiff *d, size_t n) {
@@ -771,9 +782,9 @@ void pbd_Explain_FormatJson(pbd_Buf *out, const pbd_EncodingDiff *d, size_t n) {
     pbd_Buf_AppendStr(out, "{\"kind\": ");
     pbd_Format_JsonString(out, k, strlen(k));
     pbd_Buf_AppendStr(out, ", \"left\": ");
-    json_side(out, &d[i].left);
+    json_side(out, &d[i].left, d[i].left_path);
     pbd_Buf_AppendStr(out, ", \"right\": ");
-    json_side(out, &d[i].right);
+    json_side(out, &d[i].right, d[i].right_path);
     pbd_Buf_AppendChar(out, '}');
   }
   pbd_Buf_AppendChar(out, ']');

@@ -136,9 +136,9 @@ START_TEST(text_report_options_per_file) {
          "--- L/sub/deep/re.pb\n"
          "+++ R/sub/deep/re.pb\n"
          "equal in meaning, but the bytes differ:\n"
-         "  field order: 1 in LEFT (at byte 7), 1 in RIGHT (at byte 9)\n"
-         "  packed: 1 in LEFT (at byte 2), 0 in RIGHT\n"
-         "  unpacked: 0 in LEFT, 3 in RIGHT (first at byte 3)\n"
+         "  field order: 1 in LEFT (at byte 7, in str), 1 in RIGHT (at byte 9, in i32)\n"
+         "  packed: 1 in LEFT (at byte 2, in ri), 0 in RIGHT\n"
+         "  unpacked: 0 in LEFT, 3 in RIGHT (first at byte 3, in ri)\n"
          "--- L/sub/diff.pb\n"
          "+++ R/sub/diff.pb\n"
          "i32: 1 -> 2\n"
@@ -409,9 +409,9 @@ START_TEST(junit_tree) {
   EXPECT(r, 0,
          "    <testcase classname=\"pbdiff\" name=\"sub/deep/re.pb\">\n"
          "      <system-out>equal in meaning, but the bytes differ:\n"
-         "  field order: 1 in LEFT (at byte 7), 1 in RIGHT (at byte 9)\n"
-         "  packed: 1 in LEFT (at byte 2), 0 in RIGHT\n"
-         "  unpacked: 0 in LEFT, 3 in RIGHT (first at byte 3)\n"
+         "  field order: 1 in LEFT (at byte 7, in str), 1 in RIGHT (at byte 9, in i32)\n"
+         "  packed: 1 in LEFT (at byte 2, in ri), 0 in RIGHT\n"
+         "  unpacked: 0 in LEFT, 3 in RIGHT (first at byte 3, in ri)\n"
          "</system-out>\n"
          "    </testcase>\n");
   /* empty trees: an empty suite */

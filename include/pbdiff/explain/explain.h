@@ -135,7 +135,17 @@ bool pbd_Explain_Profile(const pbd_MessageDef *type, const uint8_t *buf, size_t 
 typedef struct {
   pbd_EncodingKind kind;
   pbd_EncodingCount left, right;
+  /* Where the first occurrence is, as a field path (pbd_Explain_PathAt;
+   * "" when not filled in or at the top). */
+  char left_path[160], right_path[160];
 } pbd_EncodingDiff;
+
+/* Appends the field path holding byte `offset` of the message type encoded
+ * in buf[begin, end) (`graph.node[3].attribute`; nothing when the offset is
+ * at the top); reads no further than the schema knows
+ * (lib/explain/explain_path.c). */
+void pbd_Explain_PathAt(const pbd_MessageDef *type, const uint8_t *buf, size_t begin, size_t end,
+                        size_t offset, pbd_Buf *out);
 
 /* Writes to out (room for kPbd_Encoding_Count entries) the kinds whose
  * counts or site digests differ between l and r, in enum order; returns how
@@ -144,14 +154,16 @@ size_t pbd_Explain_Compare(const pbd_EncodingProfile *l, const pbd_EncodingProfi
                            pbd_EncodingDiff *out);
 
 /* Appends one line per entry:
- *   field order: 3 in LEFT (first at byte 12), 0 in RIGHT
- *   packed: 1 in LEFT (at byte 0), 1 in RIGHT (at byte 7)
- * ("at byte" for a count of 1, "first at byte" for more, nothing for 0). */
+ *   field order: 3 in LEFT (first at byte 12, in graph.node[0]), 0 in RIGHT
+ *   packed: 1 in LEFT (at byte 0, in ri), 1 in RIGHT (at byte 7, in ri)
+ * ("at byte" for a count of 1, "first at byte" for more, nothing for 0;
+ * ", in PATH" when the entry's path is filled in). */
 void pbd_Explain_FormatText(pbd_Buf *out, const pbd_EncodingDiff *d, size_t n);
 
 /* Appends a JSON array on one line (nothing else; "[]" for n == 0):
- *   [{"kind": "field order", "left": {"count": 3, "first_offset": 12},
- *     "right": {"count": 0, "first_offset": null}}, ...]
+ *   [{"kind": "field order", "left": {"count": 3, "first_offset": 12,
+ *     "first_path": "graph.node[0]"}, "right": {"count": 0, "first_offset": null}}, ...]
+ * (first_path only when filled in)
  * (written without the line break shown here). */
 void pbd_Explain_FormatJson(pbd_Buf *out, const pbd_EncodingDiff *d, size_t n);
 

@@ -438,9 +438,33 @@ START_TEST(several_kinds_and_identical) {
   ck_assert(tree_parse(M, l, ln, &eo, &hl, &s));
   ck_assert(tree_parse(M, r, rn, &eo, &hr, &s));
   ck_assert(pbd_Hash128_Equal(hl, hr));
-  char *got = explain_bytes(M, &eo, l, ln, r, rn);
-  ck_assert_str_eq(got, want);
-  free(got);
+  /* with each first occurrence's field path (pbd_Explain_PathAt) */
+  pbd_EncodingProfile pl = profile(M, l, ln, &eo), pr = profile(M, r, rn, &eo);
+  pbd_EncodingDiff d[kPbd_Encoding_Count];
+  size_t n = pbd_Explain_Compare(&pl, &pr, d);
+  for (size_t i = 0; i < n; i++) {
+    pbd_Buf p = {0};
+    if (d[i].left.count) pbd_Explain_PathAt(M, l, 0, ln, (size_t)d[i].left.first_offset, &p);
+    snprintf(d[i].left_path, sizeof d[i].left_path, "%s", p.data ? p.data : "");
+    pbd_Buf_Truncate(&p, 0);
+    if (d[i].right.count) pbd_Explain_PathAt(M, r, 0, rn, (size_t)d[i].right.first_offset, &p);
+    snprintf(d[i].right_path, sizeof d[i].right_path, "%s", p.data ? p.data : "");
+    pbd_Buf_Free(&p);
+  }
+  pbd_Buf got = {0};
+  pbd_Explain_FormatText(&got, d, n);
+  ck_assert_str_eq(got.data, want);
+  pbd_Buf_Free(&got);
+  /* nested: a message element by its place, a map entry by its key */
+  pbd_Buf p = {0};
+  const uint8_t nested[] = {0x7a, 0x02, 0x08, 0x01, 0x7a, 0x04, 0x08, 0x02, 0x10, 0x03,
+                            0x82, 0x01, 0x05, 0x0a, 0x01, 0x6b, 0x10, 0x07};
+  pbd_Explain_PathAt(M, nested, 0, sizeof nested, 6, &p); /* rm[1]'s a */
+  ck_assert_str_eq(p.data, "rm[1].a");
+  pbd_Buf_Truncate(&p, 0);
+  pbd_Explain_PathAt(M, nested, 0, sizeof nested, 16, &p); /* in ms's entry "k" */
+  ck_assert_str_eq(p.data, "ms[\"k\"]");
+  pbd_Buf_Free(&p);
   free(l);
   free(r);
   free(want);
@@ -501,8 +525,8 @@ END_TEST
 
 START_TEST(format_text_and_json) {
   pbd_EncodingDiff d[2] = {
-      {kPbd_Encoding_FieldOrder, {3, 12, 1}, {0, -1, 0}},
-      {kPbd_Encoding_Packed, {1, 0, 5}, {1, 7, 6}},
+      {kPbd_Encoding_FieldOrder, {3, 12, 1}, {0, -1, 0}, "", ""},
+      {kPbd_Encoding_Packed, {1, 0, 5}, {1, 7, 6}, "", ""},
   };
   pbd_Buf b = {0};
   pbd_Buf_AppendStr(&b, "");
@@ -517,6 +541,19 @@ START_TEST(format_text_and_json) {
                    "\"right\": {\"count\": 0, \"first_offset\": null}}, "
                    "{\"kind\": \"packed\", \"left\": {\"count\": 1, \"first_offset\": 0}, "
                    "\"right\": {\"count\": 1, \"first_offset\": 7}}]");
+  /* with the paths of the first occurrences */
+  strcpy(d[0].left_path, "graph.node[0]");
+  strcpy(d[1].right_path, "ri");
+  pbd_Buf_Truncate(&b, 0);
+  pbd_Explain_FormatText(&b, d, 2);
+  ck_assert_str_eq(b.data,
+                   "field order: 3 in LEFT (first at byte 12, in graph.node[0]), 0 in RIGHT\n"
+                   "packed: 1 in LEFT (at byte 0), 1 in RIGHT (at byte 7, in ri)\n");
+  pbd_Buf_Truncate(&b, 0);
+  pbd_Explain_FormatJson(&b, d, 1);
+  ck_assert_str_eq(b.data,
+                   "[{\"kind\": \"field order\", \"left\": {\"count\": 3, \"first_offset\": 12, "
+                   "\"first_path\": \"graph.node[0]\"}, \"right\": {\"count\": 0, \"first_offset\": null}}]");
   pbd_Buf_Truncate(&b, 0);
   pbd_Explain_FormatText(&b, d, 0);
   ck_assert_str_eq(b.data, "");
