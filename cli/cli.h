@@ -80,6 +80,7 @@ typedef struct {
   bool no_config;                          /* --no-config: no .pbdiff is read */
   bool textconv;                           /* cat --textconv: not protobuf is no error */
   bool json;                               /* cat, hash --format json */
+  bool no_pager;                           /* --no-pager */
   bool recursive;                          /* -r */
   int jobs;                                /* -j N; 0: the number of cores */
   uint64_t given;                          /* the options the command line gave,
@@ -196,6 +197,14 @@ void pbd_Cli_FreeInput(pbd_CliInput *in);
  * paths).  Returns 0, 1 or 2 (with the error in e). */
 int pbd_Cli_ComparePair(const pbd_CliOptions *o, const char *lpath, const char *rpath,
                         const char *lname, const char *rname, FILE *out, pbd_CliError *e);
+
+/* ---- The pager (cli/pager.c) ----------------------------------------------------- */
+
+/* Sends standard output through $PBDIFF_PAGER, $PAGER or `less` (with
+ * LESS=FRX when unset) when it is a terminal, the report is text and
+ * neither --no-pager nor -q is given; pbd_Cli_EndPager waits for it. */
+void pbd_Cli_StartPager(const pbd_CliOptions *o);
+void pbd_Cli_EndPager(void);
 
 /* ---- Commands (each in its own file) ---------------------------------------- */
 

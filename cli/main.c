@@ -51,7 +51,9 @@ static int compare_command(int argc, char **argv) {
   const char *lpath = argv[first], *rpath = argv[first + 1];
   if (o.recursive && nargs == 2) {
     cfg = load_config(&o);
+    if (cfg) pbd_Cli_StartPager(&o);
     int status = cfg ? pbd_Cli_CompareDirs(&o, cfg, lpath, rpath) : kExitTrouble;
+    pbd_Cli_EndPager();
     pbd_Config_Free(cfg);
     pbd_Cli_FreeOptions(&o);
     return status;
@@ -72,7 +74,9 @@ static int compare_command(int argc, char **argv) {
     }
     pbd_CliOptions eff = pbd_Config_Apply(cfg, &o, config_path(lpath, rpath));
     pbd_CliError error = {0};
+    pbd_Cli_StartPager(&eff);
     status = pbd_Cli_ComparePair(&eff, lpath, rpath, NULL, NULL, stdout, &error);
+    pbd_Cli_EndPager();
     pbd_CliError_PrintNote(stderr, &error);
     if (status == kExitTrouble) pbd_CliError_Print(stderr, &error, "pbdiff");
     pbd_Cli_FreeApplied(&eff);

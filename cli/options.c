@@ -307,6 +307,10 @@ static const Option kOptions[] = {
      "several, at most N\n(default 40), then how many more lines it has",
      NULL, .set = set_count_size, .field = FIELD(report.max_value_lines), .min = 1,
      .max = 1LL << 40},
+    {"no-pager", 0, NULL, kCompare, kSecOutput,
+     "do not send the text report through a pager ($PBDIFF_PAGER,\n$PAGER or less -FRX when "
+     "standard output is a terminal)",
+     NULL, FLAG(no_pager)},
     {"stat", 0, NULL, kCompare, kSecOutput,
      "counts by kind and by top-level field instead of the list", NULL, FLAG(report.stat)},
     {"label", 'L', "NAME", kCompare, kSecOutput,
