@@ -26,6 +26,19 @@ static const char *config_path(const char *lpath, const char *rpath) {
   return left_real ? lpath : rpath;
 }
 
+/* A failed comparison as a report, for formats whose readers want one
+ * (JUnit: a test case with an <error>, not an empty file). */
+static void trouble_report(const pbd_CliOptions *o, const char *rpath, const pbd_CliError *e) {
+  if (!pbd_Report_ReportsTrouble(o->format)) return;
+  pbd_FilesOptions fo = {.dir1 = "", .dir2 = ""};
+  pbd_FilesReporter *rep = pbd_FilesReporter_New(o->format, stdout, &fo);
+  if (!rep) return;
+  pbd_FileResult f = {.rel = rpath, .side = kPbd_File_Both, .status = kExitTrouble, .error = e->msg};
+  pbd_FilesReporter_File(rep, &f);
+  pbd_FilesReporter_Finish(rep, false);
+  pbd_FilesReporter_Free(rep);
+}
+
 /* pbdiff [OPTIONS] LEFT RIGHT */
 static int compare_command(int argc, char **argv) {
   pbd_CliOptions o;
@@ -71,6 +84,9 @@ static int compare_command(int argc, char **argv) {
     if (o.labels.n) { /* -L: the names the report gives the two sides */
       o.report.left_name = o.labels.v[0];
       o.report.right_name = o.labels.v[o.labels.n > 1];
+    } else if (pbd_Report_NamesInputs(o.format)) {
+      o.report.left_name = lpath;
+      o.report.right_name = rpath;
     }
     pbd_CliOptions eff = pbd_Config_Apply(cfg, &o, config_path(lpath, rpath));
     pbd_CliError error = {0};
@@ -79,6 +95,7 @@ static int compare_command(int argc, char **argv) {
     pbd_Cli_EndPager();
     pbd_CliError_PrintNote(stderr, &error);
     if (status == kExitTrouble) pbd_CliError_Print(stderr, &error, "pbdiff");
+    if (status == kExitTrouble && !eff.quiet) trouble_report(&eff, rpath, &error);
     pbd_Cli_FreeApplied(&eff);
     pbd_Config_Free(cfg);
   }

@@ -101,7 +101,8 @@ static void json_files_end(pbd_FilesReporter *s, bool equal) {
 }
 
 const pbd_FormatDef kPbd_FormatDef_Json = {
-    .name = "json", .help = "'json': one object, see docs/json-format.md", .summary = true,
+    .name = "json", .help = "'json': one object, see docs/json-format.md", .names_inputs = true,
+    .summary = true,
     .edit = json_edit, .finish = json_finish, .close = rp_flush_out,
     .file_options = rp_files_name_both, .file = json_file, .files_end = json_files_end,
 };

@@ -155,7 +155,7 @@ static void junit_files_end(pbd_FilesReporter *s, bool equal) {
 }
 
 const pbd_FormatDef kPbd_FormatDef_Junit = {
-    .name = "junit",
+    .name = "junit", .trouble_report = true,
     .help = "'junit': JUnit XML for CI servers, one test\ncase per file, see docs/ci.md", .stat = true,
     .begin = junit_begin, .edit = rp_text_edit, .finish = rp_text_end, .close = junit_finish,
     .file_options = junit_file_options, .file = junit_file, .files_end = junit_files_end,

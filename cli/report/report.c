@@ -56,6 +56,14 @@ const char *pbd_Report_FormatHelp(void) {
   return help.oom ? "" : help.data;
 }
 
+bool pbd_Report_NamesInputs(pbd_ReportFormat fmt) {
+  return format_of(fmt) && format_of(fmt)->names_inputs;
+}
+
+bool pbd_Report_ReportsTrouble(pbd_ReportFormat fmt) {
+  return format_of(fmt) && format_of(fmt)->trouble_report;
+}
+
 bool pbd_Report_HasStat(pbd_ReportFormat fmt) { return format_of(fmt) && format_of(fmt)->stat; }
 bool pbd_Report_HasColor(pbd_ReportFormat fmt) { return format_of(fmt) && format_of(fmt)->color; }
 bool pbd_Report_HasSummary(pbd_ReportFormat fmt) {

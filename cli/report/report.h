@@ -143,6 +143,12 @@ const char *pbd_Report_FormatHelp(void);
 /* Whether --stat and colour apply to the format (text). */
 bool pbd_Report_HasStat(pbd_ReportFormat fmt);
 bool pbd_Report_HasColor(pbd_ReportFormat fmt);
+/* Whether a single comparison's report names both inputs (JSON's
+ * left_name and right_name). */
+bool pbd_Report_NamesInputs(pbd_ReportFormat fmt);
+/* Whether a comparison that failed is written as a report too (JUnit: a
+ * test case with an <error>), through pbd_FilesReporter. */
+bool pbd_Report_ReportsTrouble(pbd_ReportFormat fmt);
 /* Whether -r --summary goes with the format. */
 bool pbd_Report_HasSummary(pbd_ReportFormat fmt);
 /* Whether the git driver writes git's header lines (diff --pbdiff, index,

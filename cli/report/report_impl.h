@@ -78,6 +78,8 @@ typedef struct pbd_FormatDef {
   bool stat, color;   /* whether --stat and colour apply */
   bool summary;       /* whether -r --summary applies */
   bool patch_header;  /* the git driver writes git's header lines first */
+  bool names_inputs;  /* a single comparison's report names both inputs */
+  bool trouble_report; /* a comparison that failed is still a report (an error case) */
   /* one pair */
   bool (*begin)(pbd_Reporter *r);                  /* NULL: nothing to prepare */
   int (*edit)(pbd_Reporter *r, const pbd_Edit *e); /* one difference */

@@ -119,7 +119,7 @@ START_TEST(json_output) {
   put("j1.pb", "08 01 10 05 60 01 20 01");
   put("j2.pb", "08 02 10 ac 02 60 02 20 ff ff ff ff ff ff ff ff ff 01");
   EXPECT(PB("--format json " S3 "j1.pb j2.pb"), 1,
-         "{\"equal\": false, \"differences\": [\n"
+         "{\"equal\": false, \"left_name\": \"j1.pb\", \"right_name\": \"j2.pb\", \"differences\": [\n"
          "  {\"path\": \"i32\", \"kind\": \"changed\", \"left\": 1, \"right\": 2, "
          "\"parent\": \"\", \"type\": \"sem3.M\"},\n"
          "  {\"path\": \"i64\", \"kind\": \"changed\", \"left\": \"5\", \"right\": \"300\", "
@@ -129,15 +129,16 @@ START_TEST(json_output) {
          "  {\"path\": \"color\", \"kind\": \"changed\", \"left\": \"RED\", \"right\": \"GREEN\", "
          "\"parent\": \"\", \"type\": \"sem3.M\"}\n"
          "]}\n");
-  EXPECT(PB("--format json " S3 "j1.pb j1.pb"), 0, "{\"equal\": true, \"differences\": []}\n");
-  EXPECT(PB("--format=json " S3 "j2.pb j2.pb"), 0, "{\"equal\": true, \"differences\": []}\n");
+  EXPECT(PB("--format json " S3 "j1.pb j1.pb"), 0, "{\"equal\": true, \"left_name\": \"j1.pb\", \"right_name\": \"j1.pb\", \"differences\": []}\n");
+  EXPECT(PB("--format=json " S3 "j2.pb j2.pb"), 0,
+         "{\"equal\": true, \"left_name\": \"j2.pb\", \"right_name\": \"j2.pb\", \"differences\": []}\n");
   /* --format text is the default */
   EXPECT(PB("--format text " S3 "j1.pb j1.pb"), 0, "");
   /* added / removed / presence: only the sides that exist */
   put("l.pb", "90 01 00  82 01 05 0a 01 61 10 01");
   put("r.pb", "82 01 05 0a 01 61 10 01  82 01 05 0a 01 62 10 02");
   EXPECT(PB("--format json " S3 "l.pb r.pb"), 1,
-         "{\"equal\": false, \"differences\": [\n"
+         "{\"equal\": false, \"left_name\": \"l.pb\", \"right_name\": \"r.pb\", \"differences\": [\n"
          "  {\"path\": \"ms[\\\"b\\\"]\", \"kind\": \"added\", \"right\": 2, "
          "\"parent\": \"\", \"type\": \"sem3.M\"},\n"
          "  {\"path\": \"oi\", \"kind\": \"presence\", \"left\": 0, "
@@ -148,7 +149,7 @@ START_TEST(json_output) {
   put("b1.pb", "5a 03 00 ff 41  45 00 00 c0 3f");
   put("b2.pb", "5a 01 ff  45 00 00 c0 7f  6a 04 08 01 12 00");
   EXPECT(PB("--format json " S3 "b1.pb b2.pb"), 1,
-         "{\"equal\": false, \"differences\": [\n"
+         "{\"equal\": false, \"left_name\": \"b1.pb\", \"right_name\": \"b2.pb\", \"differences\": [\n"
          "  {\"path\": \"f\", \"kind\": \"changed\", \"left\": 1.5, \"right\": \"NaN\", "
          "\"parent\": \"\", \"type\": \"sem3.M\"},\n"
          "  {\"path\": \"by\", \"kind\": \"changed\", \"left\": \"AP9B\", \"right\": \"/w==\", "
@@ -161,7 +162,7 @@ START_TEST(json_output) {
   for (int i = 0; i < 100; i++) by1[2 + i] = (uint8_t)i;
   put_bytes("by1.pb", by1, sizeof by1);
   EXPECT(PB("--format json " S3 "by1.pb b2.pb"), 1,
-         "{\"equal\": false, \"differences\": [\n"
+         "{\"equal\": false, \"left_name\": \"by1.pb\", \"right_name\": \"b2.pb\", \"differences\": [\n"
          "  {\"path\": \"f\", \"kind\": \"changed\", \"left\": 0, \"right\": \"NaN\", "
          "\"parent\": \"\", \"type\": \"sem3.M\"},\n"
          "  {\"path\": \"by\", \"kind\": \"changed\", \"left\": "
@@ -175,7 +176,7 @@ START_TEST(json_output) {
   put("u1.pb", "98 06 07  9a 06 03 61 62 63  a0 06 05");
   put("u2.pb", "98 06 07  9a 06 03 61 62 64");
   EXPECT2(PB("--format json " S3 "u1.pb u2.pb"), 1,
-         "{\"equal\": false, \"differences\": [\n"
+         "{\"equal\": false, \"left_name\": \"u1.pb\", \"right_name\": \"u2.pb\", \"differences\": [\n"
          "  {\"path\": \"99[1]\", \"kind\": \"changed\", \"left\": \"YWJj\", \"right\": \"YWJk\", "
          "\"left_index\": 1, \"right_index\": 1, \"parent\": \"\", \"type\": \"sem3.M\"},\n"
          "  {\"path\": \"100[0]\", \"kind\": \"removed\", \"left\": \"5\", "
@@ -483,7 +484,8 @@ START_TEST(onnx_reencoded) {
             PROTOC_ONNX " --encode=onnx.ModelProto > p2 && cat p1 p2 > split.onnx && "
             "! cmp -s orig.onnx split.onnx && \"$P\" " ONNX_MODEL "orig.onnx split.onnx"), 0, "");
   EXPECT(tu_sh("\"$P\" " ONNX_MODEL "--format json split.onnx orig.onnx"), 0,
-         "{\"equal\": true, \"differences\": []}\n");
+         "{\"equal\": true, \"left_name\": \"split.onnx\", \"right_name\": \"orig.onnx\", "
+         "\"differences\": []}\n");
   /* edited values in the text form: exact paths */
   EXPECT(tu_sh("awk '/ints: 2/ { if (++n == 3) sub(/ints: 2/, \"ints: 5\") } "
             "/dim_value: 28/ { if (++k == 1) sub(/28/, \"29\") } { print }' m.txt | "
@@ -507,7 +509,8 @@ START_TEST(onnx_reencoded_edit_op_type) {
   /* a descriptor set of onnx.proto works the same as --proto */
   EXPECT(tu_sh("protoc --include_imports -I/usr/include -o onnx.desc " ONNX_PROTO " && "
             "\"$P\" -s onnx.desc -t onnx.ModelProto --format json %s neg.onnx", m), 1,
-         "{\"equal\": false, \"differences\": [\n"
+         "{\"equal\": false, \"left_name\": \"" ONNX_NODE "test_abs/model.onnx\", "
+         "\"right_name\": \"neg.onnx\", \"differences\": [\n"
          "  {\"path\": \"graph.node[0].op_type\", \"kind\": \"changed\", \"left\": \"Abs\", "
          "\"right\": \"Neg\", \"parent\": \"graph.node[0]\", \"type\": \"onnx.NodeProto\"}\n"
          "]}\n");
@@ -528,7 +531,7 @@ START_TEST(textformat_reordered_equal) {
   ck_assert_int_eq(tu_sh("cmp -s a.pb b.pb")->rc, 1);
   EXPECT(PB(S3 "a.pb b.pb"), 0, "");
   EXPECT(PB(S3 "b.pb a.pb"), 0, "");
-  EXPECT(PB("--format json " S3 "a.pb b.pb"), 0, "{\"equal\": true, \"differences\": []}\n");
+  EXPECT(PB("--format json " S3 "a.pb b.pb"), 0, "{\"equal\": true, \"left_name\": \"a.pb\", \"right_name\": \"b.pb\", \"differences\": []}\n");
 }
 END_TEST
 
@@ -554,7 +557,7 @@ START_TEST(textformat_changed_paths) {
          "c1: added 4\n"
          "c2: removed \"chosen\"\n");
   EXPECT(PB("--format json " S3 "a.pb c.pb"), 1,
-         "{\"equal\": false, \"differences\": [\n"
+         "{\"equal\": false, \"left_name\": \"a.pb\", \"right_name\": \"c.pb\", \"differences\": [\n"
          "  {\"path\": \"rm[1].s\", \"kind\": \"changed\", \"left\": \"two\", \"right\": \"deux\", "
          "\"parent\": \"rm[1]\", \"type\": \"sem3.Inner\"},\n"
          "  {\"path\": \"ms[\\\"b\\\"]\", \"kind\": \"changed\", \"left\": 2, \"right\": 20, "

@@ -322,7 +322,9 @@ START_TEST(json_shape) {
   EXPECT(PB("-r --format json E1 E2"), 0,
          "{\"equal\": true, \"left_dir\": \"E1\", \"right_dir\": \"E2\", \"files\": []}\n");
   /* the single-pair JSON report is unchanged */
-  EXPECT(PB("--format json " S3 "L/eq.pb R/eq.pb"), 0, "{\"equal\": true, \"differences\": []}\n");
+  EXPECT(PB("--format json " S3 "L/eq.pb R/eq.pb"), 0,
+         "{\"equal\": true, \"left_name\": \"L/eq.pb\", \"right_name\": \"R/eq.pb\", "
+         "\"differences\": []}\n");
   /* names that need JSON escaping */
   put("Q/a\"b\\c.pb", "08 01");
   ck_assert_int_eq(tu_sh("mkdir Q2")->rc, 0);
@@ -494,9 +496,18 @@ START_TEST(junit_single_pair) {
   /* standard input as RIGHT */
   r = PB("--format junit " S3 "l.pb - < r.pb | grep -c 'name=\"-\"'");
   EXPECT(r, 0, "1\n");
-  /* trouble: nothing on stdout, as with JSON */
+  /* trouble: a test case with an <error> (not an empty file), and the
+   * error on standard error */
   put("bad.pb", "08");
-  EXPECT2(PB("--format junit " S3 "l.pb bad.pb"), 2, "",
+  EXPECT2(PB("--format junit " S3 "l.pb bad.pb"), 2,
+          "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
+          "<testsuites tests=\"1\" failures=\"0\" errors=\"1\">\n"
+          "  <testsuite name=\"pbdiff\" tests=\"1\" failures=\"0\" errors=\"1\">\n"
+          "    <testcase classname=\"pbdiff\" name=\"bad.pb\">\n"
+          "      <error message=\"bad.pb: truncated varint (field 1) at byte 1\" type=\"error\"/>\n"
+          "    </testcase>\n"
+          "  </testsuite>\n"
+          "</testsuites>\n",
           "pbdiff: bad.pb: truncated varint (field 1) at byte 1\n");
   EXPECT(PB("-q --format junit " S3 "l.pb r.pb"), 1, "");
   /* text and JSON stay as they were */
@@ -504,7 +515,8 @@ START_TEST(junit_single_pair) {
   EXPECT(PB("--format text " S3 "l.pb one.pb"), 1, "i32: 1 -> 2\n");
   r = PB("--format json " S3 "l.pb one.pb");
   EXPECT(r, 1,
-         "{\"equal\": false, \"differences\": [\n"
+         "{\"equal\": false, \"left_name\": \"l.pb\", \"right_name\": \"one.pb\", "
+         "\"differences\": [\n"
          "  {\"path\": \"i32\", \"kind\": \"changed\", \"left\": 1, \"right\": 2, \"parent\": \"\", \"type\": \"sem3.M\"}\n"
          "]}\n");
 }
