@@ -187,6 +187,15 @@ static bool set_plain_format(pbd_CliOptions *o, const Option *opt, const char *a
   return false;
 }
 
+static bool set_stat(pbd_CliOptions *o, const Option *opt, const char *arg, char *why, size_t n) {
+  o->report.stat = true;
+  if (!arg) return true;
+  long long depth;
+  if (!parse_count(opt, arg, &depth, why, n)) return false;
+  o->report.stat_depth = (size_t)depth;
+  return true;
+}
+
 static bool set_color(pbd_CliOptions *o, const Option *opt, const char *arg, char *why, size_t n) {
   (void)opt;
   o->color = arg ? arg : "always"; /* --color alone, as git */
@@ -311,8 +320,10 @@ static const Option kOptions[] = {
      "do not send the text report through a pager ($PBDIFF_PAGER,\n$PAGER or less -FRX when "
      "standard output is a terminal)",
      NULL, FLAG(no_pager)},
-    {"stat", 0, NULL, kCompare, kSecOutput,
-     "counts by kind and by top-level field instead of the list", NULL, FLAG(report.stat)},
+    {"stat", 0, "[=DEPTH]", kCompare, kSecOutput,
+     "counts by kind and by field instead of the list: by\ntop-level field, or by the first DEPTH "
+     "fields of each\npath (--stat=2: graph.node, graph.initializer)",
+     NULL, .set = set_stat, .min = 1, .max = 100},
     {"label", 'L', "NAME", kCompare, kSecOutput,
      "name LEFT (the first -L) and RIGHT (the second) in the\nreport, as diff -L: "
      "'--- NAME' and '+++ NAME' lines before\nthe differences; JSON's left_name and right_name",

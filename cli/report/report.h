@@ -53,7 +53,8 @@
  *   `N differences: COUNTS` (`1 difference: ...`).  COUNTS lists the
  *   nonzero counts by kind in the order changed, added, removed, presence,
  *   moved, as `3 changed, 1 added`.  FIELD is the first path segment
- *   without the index or key after it (`graph.node[3].op_type` -> `graph`,
+ *   without the index or key after it (with stat_depth N, the first N
+ *   fields, indices and keys between them as `[*]`: `graph.node[*].op_type`) (`graph.node[3].op_type` -> `graph`,
  *   `labels["env"]` -> `labels`, `[pkg.ext].a` -> `[pkg.ext]`); a leading
  *   stream index (`[3].name`, --delimited) is skipped, and a whole stream
  *   message added or removed (path `[3]`) counts as `(messages)`.  Nothing
@@ -110,6 +111,7 @@ typedef struct {
   size_t max_diffs;       /* write at most this many differences; 0 = all */
   size_t max_value_lines; /* text: lines of a long message value; 0 = 40 */
   bool stat;              /* text: counts instead of differences (JSON: ignored) */
+  size_t stat_depth;      /* stat: fields per path counted on (0: 1) */
   const char *left_name;  /* input names for the ---/+++ lines (text) and the */
   const char *right_name; /* "left_name"/"right_name" keys (JSON); may be NULL;
                              copied */

@@ -34,8 +34,21 @@ static void top_field(pbd_Reporter *r, const pbd_Path *p, const char **name, siz
     *len = 1;
     return;
   }
+  /* the first `depth` fields, indices and keys between them as [*] */
+  size_t depth = r->o.stat_depth ? r->o.stat_depth : 1, fields = 0, end = first;
+  for (size_t i = first; i < n && fields < depth; i++) {
+    pbd_PathSegKind k = p->segs[i].kind;
+    if (k == kPbd_Seg_Field || k == kPbd_Seg_Extension || k == kPbd_Seg_Any) fields++, end = i + 1;
+  }
   pbd_Buf_Truncate(&r->path, 0);
-  pbd_Path_Format(&r->path, p, first, first + 1);
+  for (size_t i = first; i < end; i++) {
+    pbd_PathSegKind k = p->segs[i].kind;
+    if (k == kPbd_Seg_Index || k == kPbd_Seg_MapKey || k == kPbd_Seg_ElementKey)
+      pbd_Buf_AppendStr(&r->path, "[*]");
+    else
+      pbd_Path_Format(&r->path, p, i, i + 1);
+  }
+  pbd_Buf_AppendStr(&r->path, "");
   const char *t = r->path.oom ? "" : r->path.data;
   if (*t == '.') t++;
   *name = t;
