@@ -32,7 +32,7 @@ TEST_BIN := $(TEST_SRC:tests/%.c=$(BUILD)/tests/%)
 TEST_UTIL_OBJ := $(patsubst %.c,$(BUILD)/%.o,$(sort $(wildcard tests/support/*.c)))
 TEST_CFLAGS := -Icli -Itests/support
 
-.PHONY: all check demo deps test test-asan clean
+.PHONY: all check demo deps test test-asan clean install uninstall shared
 all: $(BUILD)/libpbdiff.a $(BUILD)/pbdiff
 
 deps:
@@ -55,6 +55,50 @@ $(BUILD)/pbdiff: $(CLI_OBJ) $(BUILD)/libpbdiff.a
 $(TEST_UTIL_OBJ): $(BUILD)/tests/%.o: tests/%.c $(LIB_HDR) $(TEST_HDR) $(CLI_HDR)
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS_BASE) $(TEST_CFLAGS) $(PKG_CFLAGS) $(CFLAGS) -c $< -o $@
+
+# ---- install: make install [PREFIX=/usr/local] [DESTDIR=...] -----------------------
+# The binary, the static and shared library (soname libpbdiff.so.0), the
+# public headers, pbdiff.pc for pkg-config, the man page pbdiff(1) and bash
+# completion.  make uninstall removes them.
+PREFIX  ?= /usr/local
+LIBDIR  ?= $(PREFIX)/lib
+VERSION := $(shell sed -n 's/^\#define PBDIFF_VERSION "\(.*\)"/\1/p' include/pbdiff/pbdiff.h)
+SONAME  := libpbdiff.so.0
+PIC_OBJ := $(LIB_SRC:%.c=$(BUILD)/pic/%.o)
+SHLIB   := $(BUILD)/libpbdiff.so.$(VERSION)
+
+$(BUILD)/pic/%.o: %.c $(LIB_HDR)
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS_BASE) -fPIC $(PKG_CFLAGS) $(CFLAGS) -c $< -o $@
+
+$(SHLIB): $(PIC_OBJ)
+	$(CC) -shared -Wl,-soname,$(SONAME) -o $@ $^ $(LDLIBS_BASE)
+
+shared: $(SHLIB)
+
+install: all $(SHLIB)
+	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(LIBDIR)/pkgconfig \
+	  $(DESTDIR)$(PREFIX)/share/man/man1 $(DESTDIR)$(PREFIX)/share/bash-completion/completions
+	install -m 755 $(BUILD)/pbdiff $(DESTDIR)$(PREFIX)/bin/pbdiff
+	install -m 644 $(BUILD)/libpbdiff.a $(DESTDIR)$(LIBDIR)/libpbdiff.a
+	install -m 755 $(SHLIB) $(DESTDIR)$(LIBDIR)/libpbdiff.so.$(VERSION)
+	ln -sf libpbdiff.so.$(VERSION) $(DESTDIR)$(LIBDIR)/$(SONAME)
+	ln -sf $(SONAME) $(DESTDIR)$(LIBDIR)/libpbdiff.so
+	cd include && for h in $$(find pbdiff -name '*.h'); do \
+	  install -D -m 644 $$h $(DESTDIR)$(PREFIX)/include/$$h || exit 1; done
+	sed -e 's|@PREFIX@|$(PREFIX)|' -e 's|@LIBDIR@|$(LIBDIR)|' -e 's|@VERSION@|$(VERSION)|' \
+	  scripts/pbdiff.pc.in > $(DESTDIR)$(LIBDIR)/pkgconfig/pbdiff.pc
+	install -m 644 docs/pbdiff.1 $(DESTDIR)$(PREFIX)/share/man/man1/pbdiff.1
+	install -m 644 scripts/pbdiff.bash-completion \
+	  $(DESTDIR)$(PREFIX)/share/bash-completion/completions/pbdiff
+
+uninstall:
+	rm -f $(DESTDIR)$(PREFIX)/bin/pbdiff $(DESTDIR)$(LIBDIR)/libpbdiff.a \
+	  $(DESTDIR)$(LIBDIR)/libpbdiff.so.$(VERSION) $(DESTDIR)$(LIBDIR)/$(SONAME) \
+	  $(DESTDIR)$(LIBDIR)/libpbdiff.so $(DESTDIR)$(LIBDIR)/pkgconfig/pbdiff.pc \
+	  $(DESTDIR)$(PREFIX)/share/man/man1/pbdiff.1 \
+	  $(DESTDIR)$(PREFIX)/share/bash-completion/completions/pbdiff
+	rm -rf $(DESTDIR)$(PREFIX)/include/pbdiff
 
 # Tests link the library and the CLI's modules (but not its main).
 TEST_CLI_OBJ := $(filter-out $(BUILD)/cli/main.o,$(CLI_OBJ))
