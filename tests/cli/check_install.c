@@ -24,7 +24,8 @@ START_TEST(install_and_uninstall) {
   build_dir(build, sizeof build);
   const char *root = tu_root();
   snprintf(cmd, sizeof cmd,
-           "set -e; d=$(mktemp -d); trap 'rm -rf $d' EXIT; "
+           /* a make of its own: not the sanitizer flags of a make running the tests */
+           "set -e; unset MAKEFLAGS MFLAGS MAKELEVEL; d=$(mktemp -d); trap 'rm -rf $d' EXIT; "
            "make -s -C %s install BUILD=%s DESTDIR=$d PREFIX=/usr >/dev/null; "
            "u=$d/usr; "
            /* the binary, the libraries, the headers, the rest */
