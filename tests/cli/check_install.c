@@ -25,7 +25,7 @@ START_TEST(install_and_uninstall) {
   const char *root = tu_root();
   snprintf(cmd, sizeof cmd,
            /* a make of its own: not the sanitizer flags of a make running the tests */
-           "set -e; unset MAKEFLAGS MFLAGS MAKELEVEL; d=$(mktemp -d); trap 'rm -rf $d' EXIT; "
+           "set -e; unset MAKEFLAGS MFLAGS MAKELEVEL SAN OPT CFLAGS; d=$(mktemp -d); trap 'rm -rf $d' EXIT; "
            "make -s -C %s install BUILD=%s DESTDIR=$d PREFIX=/usr >/dev/null; "
            "u=$d/usr; "
            /* the binary, the libraries, the headers, the rest */
