@@ -252,7 +252,8 @@ static const Option kOptions[] = {
     {"strict", 0, NULL, kAll, kSecInputs, "an unknown field is an error (exit 2)", NULL,
      FLAG(compare.read.strict)},
     {"max-depth", 0, "N", kAll, kSecInputs, "nesting limit for messages and groups (default 100)",
-     NULL, .set = set_count_int, .field = FIELD(compare.read.max_depth), .min = 1, .max = 10000},
+     NULL, .set = set_count_int, .field = FIELD(compare.read.max_depth), .min = 1,
+     .max = kPbd_MaxDepthLimit},
     {"left-format", 0, "F", kCompare, kSecInputs,
      "binary, textproto or json (default: from the extension:\n.textproto .txtpb .pbtxt -> "
      "textproto, .json -> json)",

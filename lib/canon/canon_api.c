@@ -11,7 +11,7 @@ static Ctx new_ctx(const uint8_t *buf, const pbd_ReadOptions *o, pbd_Arena *scra
   c.o = o;
   c.scratch = scratch;
   c.s = s;
-  c.max_depth = o->max_depth > 0 ? o->max_depth : kPbd_DefaultMaxDepth;
+  c.max_depth = pbd_ReadOptions_MaxDepth(o);
   c.any = o->pool ? pbd_DefPool_FindMessageByName(o->pool, "google.protobuf.Any") : NULL;
   return c;
 }

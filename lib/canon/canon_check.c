@@ -101,6 +101,6 @@ static bool value_ok(const pbd_ReadOptions *o, int max_depth, const pbd_FieldDef
 
 bool pbd_Canon_QuickCheck(const pbd_MessageDef *type, const uint8_t *p, const uint8_t *end,
                           const pbd_ReadOptions *o) {
-  int max_depth = o->max_depth > 0 ? o->max_depth : kPbd_DefaultMaxDepth;
+  int max_depth = pbd_ReadOptions_MaxDepth(o);
   return message_ok(o, max_depth, type, p, end, 0);
 }

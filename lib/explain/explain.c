@@ -692,7 +692,7 @@ bool pbd_Explain_Profile(const pbd_MessageDef *type, const uint8_t *buf, size_t 
   c.buf = buf;
   c.p = out;
   c.s = s;
-  c.max_depth = o.max_depth > 0 ? o.max_depth : kPbd_DefaultMaxDepth;
+  c.max_depth = pbd_ReadOptions_MaxDepth(&o);
   c.equivalent = o.equivalent;
   c.ignore_unknown = o.ignore_unknown;
   c.pool = o.pool;

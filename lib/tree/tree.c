@@ -583,7 +583,7 @@ static bool hash_message(Ctx *c, pbd_Message *m) {
 Ctx pbd_TreeBuild_NewCtx(const pbd_MessageDef *type, const uint8_t *buf, const pbd_ReadOptions *opts,
                    pbd_Arena *arena, pbd_Status *s) {
   Ctx c = {buf, opts, arena, NULL, s,
-           opts->max_depth > 0 ? opts->max_depth : kPbd_DefaultMaxDepth, type == NULL,
+           pbd_ReadOptions_MaxDepth(opts), type == NULL,
            opts->pool ? pbd_DefPool_FindMessageByName(opts->pool, "google.protobuf.Any") : NULL,
            NULL};
   return c;

@@ -284,11 +284,11 @@ START_TEST(option_max_depth) {
   strcat(want, ")\n");
   EXPECT_STDERR(PB("--max-depth 50 " S3 "n.pb deep.pb"), want);
   EXPECT_USAGE(PB("--max-depth 0 " S3 "n.pb n.pb"),
-               "--max-depth wants a number from 1 to 10000, not '0'");
+               "--max-depth wants a number from 1 to 1000, not '0'");
   EXPECT_USAGE(PB("--max-depth two " S3 "n.pb n.pb"),
-               "--max-depth wants a number from 1 to 10000, not 'two'");
+               "--max-depth wants a number from 1 to 1000, not 'two'");
   EXPECT_USAGE(PB("--max-depth 10001 " S3 "n.pb n.pb"),
-               "--max-depth wants a number from 1 to 10000, not '10001'");
+               "--max-depth wants a number from 1 to 1000, not '10001'");
 }
 END_TEST
 

@@ -12,6 +12,7 @@
 
 #include "pbdiff/core/base.h"
 #include "pbdiff/schema/schema.h"
+#include "pbdiff/wire/wire.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -64,7 +65,8 @@ typedef struct pbd_HashCache pbd_HashCache;
 
 /* How an input is read, by the hash pass and the tree alike. */
 typedef struct {
-  int max_depth;               /* nesting limit; <= 0 means kPbd_DefaultMaxDepth */
+  int max_depth;               /* nesting limit; <= 0 means kPbd_DefaultMaxDepth;
+                                  at most kPbd_MaxDepthLimit */
   bool equivalent;             /* drop set-to-default fields that have presence */
   bool ignore_unknown;         /* drop unknown fields */
   bool strict;                 /* an unknown field is an error */
@@ -73,6 +75,19 @@ typedef struct {
                                   random per run for comparisons */
   const pbd_DefPool *pool;     /* to resolve Any type URLs (may be NULL) */
 } pbd_ReadOptions;
+
+/* The deepest nesting any reader accepts, whatever max_depth asks: the
+ * readers recurse once per level (the hash pass, the trees, --explain), and
+ * this many levels stay well within an 8 MiB thread stack, with sanitizers
+ * too (tests/cli/check_cli.c nests inputs this deep through every command). */
+enum { kPbd_MaxDepthLimit = 1000 };
+
+/* The nesting limit the options give: max_depth, the default when <= 0,
+ * and never over kPbd_MaxDepthLimit. */
+static inline int pbd_ReadOptions_MaxDepth(const pbd_ReadOptions *o) {
+  int d = o && o->max_depth > 0 ? o->max_depth : kPbd_DefaultMaxDepth;
+  return d < kPbd_MaxDepthLimit ? d : kPbd_MaxDepthLimit;
+}
 
 /* Rule 8: a raw varint or fixed value read as the schema type reads it, in
  * the tree's canonical 64-bit slot (int32/enum/sfixed32 sign-extended from
