@@ -2,6 +2,7 @@
 # byte) around TAIL (hex), then once more in OUTER when given (a schema's
 # way in: sem3.M.inner, then Inner.child all the way down):
 #   python3 deep.py DEPTH TAG TAIL [OUTER]
+# TAG "any" nests google.protobuf.Any messages, each the value of the next.
 import sys
 
 
@@ -15,10 +16,14 @@ def wrap(tag, body):
     return bytes([tag]) + bytes(v) + body
 
 
-depth, tag, tail = int(sys.argv[1]), int(sys.argv[2], 16), bytes.fromhex(sys.argv[3])
+URL = b"type.googleapis.com/google.protobuf.Any"
+depth, tail = int(sys.argv[1]), bytes.fromhex(sys.argv[3])
 body = tail
 for _ in range(depth):
-    body = wrap(tag, body)
+    if sys.argv[2] == "any":
+        body = wrap(0x0a, URL) + wrap(0x12, body)
+    else:
+        body = wrap(int(sys.argv[2], 16), body)
 if len(sys.argv) > 4:
     body = wrap(int(sys.argv[4], 16), body)
 sys.stdout.buffer.write(body)
