@@ -65,6 +65,8 @@ static bool side_init(Side *sd, const pbd_CompareInput *in, const pbd_MessageDef
   sd->t = o->read;
   sd->t.pool = pool;
   sd->t.hash_seed = seed;
+  /* two schema versions: equal hashes must mean equal types too */
+  sd->t.typed_fields = o->right_schema && o->right_pool != o->read.pool;
   sd->count = in->stream ? in->count : 1;
   pbd_Status_Clear(&sd->s);
   sd->hashes = calloc(sd->count ? sd->count : 1, sizeof *sd->hashes);

@@ -144,6 +144,14 @@ static inline bool pbd_EnumValueUnknown(const pbd_FieldDef *fd, uint64_t raw) {
 
 /* Canonical bits of a float for hashing (unless --float-bits): -0 as +0 and
  * every NaN as one NaN, so values equal under rule 10 hash equal. */
+/* The first word of a field's hash record: its number, then 1 for a schema
+ * field and 2 for an unknown one; with typed_fields the schema type too. */
+static inline uint64_t pbd_FieldRecordTag(uint32_t number, const pbd_FieldDef *fd, bool typed) {
+  uint64_t tag = fd ? 1 : 2;
+  if (fd && typed) tag |= (uint64_t)(fd->type & 0x1f) << 2;
+  return (uint64_t)number << 8 | tag;
+}
+
 static inline uint64_t pbd_HashBits(bool float_bits, pbd_ValueKind k, uint64_t u) {
   if (float_bits) return u;
   if (k == kPbd_Value_Float) {

@@ -191,7 +191,7 @@ static bool hash_in_pieces(Ctx *c, Slot **present, uint32_t n, Result *out) {
   uint8_t buf[1024]; /* a slot's header and small values; map entry hashes in batches */
   for (uint32_t i = 0; i < n; i++) {
     Slot *s = present[i];
-    uint8_t *w = put_u64(put_u64(buf, (uint64_t)s->number << 8 | (s->fd ? 1 : 2)), s->count);
+    uint8_t *w = put_u64(put_u64(buf, pbd_FieldRecordTag(s->number, s->fd, c->o->typed_fields)), s->count);
     if (s->shape == kShape_Record) {
       XXH3_128bits_update(st, buf, (size_t)(w - buf));
       XXH3_128bits_update(st, s->rec.p, s->rec.n);
@@ -265,7 +265,7 @@ bool pbd_CanonPass_Finish(Ctx *c, Msg *m, Result *out) {
   } else {
     for (uint32_t i = 0; i < n; i++) {
       Slot *s = present[i];
-      w = put_u64(w, (uint64_t)s->number << 8 | (s->fd ? 1 : 2));
+      w = put_u64(w, pbd_FieldRecordTag(s->number, s->fd, c->o->typed_fields));
       w = put_values(c, put_u64(w, s->count), s);
     }
   }

@@ -87,7 +87,7 @@ static bool float_needs_canon(const HashCtx *c, const pbd_Field *f) {
 }
 
 static void rec_field(const HashCtx *c, Record *r, const pbd_Field *f) {
-  rec_u64(r, (uint64_t)f->number << 8 | (f->def ? 1 : 2));
+  rec_u64(r, pbd_FieldRecordTag(f->number, f->def, c->o->typed_fields));
   rec_u64(r, f->count);
   if (!f->def) {
     for (uint32_t i = 0; i < f->count; i++) {

@@ -73,6 +73,11 @@ typedef struct {
   bool float_bits;             /* hash floats by bit pattern (else by value) */
   uint64_t hash_seed;          /* XXH3 seed; fixed for stored fingerprints,
                                   random per run for comparisons */
+  bool typed_fields;           /* a schema field's type joins its hash record, so
+                                  that a field retyped between two schema versions
+                                  (float and fixed32 hold the same bits) never
+                                  hashes equal; comparisons across versions only,
+                                  never fingerprints (docs/hash.md) */
   const pbd_DefPool *pool;     /* to resolve Any type URLs (may be NULL) */
 } pbd_ReadOptions;
 
