@@ -215,6 +215,10 @@ int pbd_Cli_Hash(int argc, char **argv);
 /* git's external-diff form: args are PATH OLD-FILE OLD-HEX OLD-MODE NEW-FILE
  * NEW-HEX NEW-MODE (cli/commands/git.c). */
 int pbd_Cli_GitDriver(const pbd_CliOptions *o, const pbd_Config *cfg, char **args);
+/* Whether a git external-diff operand reads as an object id or a file mode
+ * ("." for a side that is not there). */
+bool pbd_Cli_GitIdOrGone(const char *s);
+bool pbd_Cli_GitModeOrGone(const char *s);
 /* pbdiff -r DIR1 DIR2 (cli/commands/dirs.c). */
 int pbd_Cli_CompareDirs(const pbd_CliOptions *o, const pbd_Config *cfg, const char *dir1,
                         const char *dir2);

@@ -39,10 +39,30 @@ static void trouble_report(const pbd_CliOptions *o, const char *rpath, const pbd
   pbd_FilesReporter_Free(rep);
 }
 
+/* Under git (GIT_DIFF_PATH_COUNTER set), how many of the last arguments are
+ * git's external-diff operands (9 for a rename, else 7; 0: not that form,
+ * as for difftool's two files), so that none of them is read as an option:
+ * git passes a file named `-dash.pb` as it is. */
+static int git_operands(int argc, char **argv) {
+  if (!getenv("GIT_DIFF_PATH_COUNTER")) return 0;
+  static const int kForms[] = {9, 7};
+  for (size_t i = 0; i < 2; i++) {
+    int k = kForms[i];
+    if (argc - 1 < k) continue;
+    char **a = argv + argc - k; /* PATH OLD-FILE OLD-HEX OLD-MODE NEW-FILE NEW-HEX NEW-MODE */
+    if (pbd_Cli_GitIdOrGone(a[2]) && pbd_Cli_GitModeOrGone(a[3]) && pbd_Cli_GitIdOrGone(a[5]) &&
+        pbd_Cli_GitModeOrGone(a[6]))
+      return k;
+  }
+  return 0;
+}
+
 /* pbdiff [OPTIONS] LEFT RIGHT */
 static int compare_command(int argc, char **argv) {
   pbd_CliOptions o;
-  int first = pbd_Cli_ParseOptions(argc, argv, kPbd_Cmd_Compare, &o);
+  int tail = git_operands(argc, argv); /* operands that are not options, whatever they read */
+  int first = pbd_Cli_ParseOptions(argc - tail, argv, kPbd_Cmd_Compare, &o);
+  if (tail) first = argc - tail; /* (options after them are git's operands too) */
   int nargs = argc - first;
   /* git's external-diff forms: 7 operands, 9 for a rename or copy, and 1
    * (the path alone) for an unmerged path */

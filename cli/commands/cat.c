@@ -250,9 +250,20 @@ static void not_protobuf(const char *path, const pbd_CliError *e) {
   pbd_Input_Close(&in);
 }
 
+/* As git's textconv filter, the file is the last argument, whatever it
+ * reads (git passes a work-tree file named `-dash.pb` as it is): with
+ * --textconv before it, the last argument is never an option. */
+static bool textconv_form(int argc, char **argv) {
+  for (int i = 1; i + 1 < argc; i++)
+    if (!strcmp(argv[i], "--textconv")) return true;
+  return false;
+}
+
 int pbd_Cli_Cat(int argc, char **argv) {
   pbd_CliOptions o;
-  int first = pbd_Cli_ParseOptions(argc, argv, kPbd_Cmd_Cat, &o);
+  int tail = textconv_form(argc, argv) ? 1 : 0;
+  int first = pbd_Cli_ParseOptions(argc - tail, argv, kPbd_Cmd_Cat, &o);
+  if (tail && first == argc - tail) first = argc - 1;
   if (argc - first != 1) {
     fprintf(stderr, "pbdiff: %s\nTry 'pbdiff cat --help' for more information.\n",
             argc - first < 1 ? "missing operand: need FILE" : "too many operands: need one FILE");

@@ -109,6 +109,9 @@ static bool is_mode(const char *s) {
   return true;
 }
 
+bool pbd_Cli_GitIdOrGone(const char *s) { return !strcmp(s, ".") || is_hex(s); }
+bool pbd_Cli_GitModeOrGone(const char *s) { return !strcmp(s, ".") || is_mode(s); }
+
 static bool all_zeros(const char *s) {
   for (; *s; s++)
     if (*s != '0') return false;
