@@ -438,6 +438,35 @@ static bool finish_field(pbd_DefPool *pool, FieldB *fb, pbd_Status *s) {
   return field_default(pool, fb, s);
 }
 
+/* protoc's rule for map keys: any integral or string type, singular. */
+static bool map_key_type_ok(const pbd_FieldDef *k) {
+  switch (k->type) {
+    case kPbd_Type_Int32: case kPbd_Type_Int64: case kPbd_Type_UInt32: case kPbd_Type_UInt64:
+    case kPbd_Type_SInt32: case kPbd_Type_SInt64: case kPbd_Type_Fixed32:
+    case kPbd_Type_Fixed64: case kPbd_Type_SFixed32: case kPbd_Type_SFixed64:
+    case kPbd_Type_Bool: case kPbd_Type_String:
+      return !k->is_repeated;
+    default:
+      return false;
+  }
+}
+
+/* Names as protoc allows them: letters, digits and `_` (`.` between the
+ * parts of a full name), so that no name carries control characters into
+ * a terminal. */
+static bool name_ok(const char *name, pbd_Status *s, const char *what, const char *in) {
+  for (const unsigned char *p = (const unsigned char *)name; *p; p++) {
+    if ((*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') || (*p >= '0' && *p <= '9') ||
+        *p == '_' || *p == '.')
+      continue;
+    pbd_Status_SetError(s, kPbd_Status_BadSchema,
+                        "%s name %s%s%.*s... is not an identifier (letters, digits, _)", what,
+                        in ? in : "", in ? "." : "", (int)((const char *)p - name), name);
+    return false;
+  }
+  return true;
+}
+
 static bool finish_message(pbd_DefPool *pool, MsgB *m, pbd_Status *s) {
   pbd_FieldDef **fields = (pbd_FieldDef **)m->def.fields;
   uint32_t n = m->def.field_count;
@@ -475,7 +504,17 @@ static bool finish_message(pbd_DefPool *pool, MsgB *m, pbd_Status *s) {
                           m->def.full_name);
       return false;
     }
+    if (!map_key_type_ok(k) || v->is_repeated) {
+      pbd_Status_SetError(s, kPbd_Status_BadSchema,
+                          "map entry %.200s: a key must be a single integer, bool or string "
+                          "and the value not repeated (as protoc requires)",
+                          m->def.full_name);
+      return false;
+    }
   }
+  for (uint32_t i = 0; i < n; i++)
+    if (!name_ok(fields[i]->name, s, "field", m->def.full_name)) return false;
+  if (!name_ok(m->def.full_name, s, "message", NULL)) return false;
   return build_oneofs(pool, m, s);
 }
 

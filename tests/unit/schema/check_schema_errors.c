@@ -400,6 +400,49 @@ START_TEST(test_map_entry_checks) {
   put_msg(&m, 2, &f);
   expect_finalize_error(one_file("m.proto", "proto3", &m, 1),
                         "map entry p.M.BadEntry lacks");
+  /* keys protoc refuses: a message, a float, a double, bytes, an enum (by
+   * type number), and a repeated key */
+  static const int kBadKeys[] = {kPbd_Type_Message, kPbd_Type_Float, kPbd_Type_Double,
+                                 kPbd_Type_Bytes, kPbd_Type_Enum, -1};
+  for (size_t i = 0; i < sizeof kBadKeys / sizeof *kBadKeys; i++) {
+    pbd_Buf mm = {0}, e = {0}, o = {0};
+    put_str(&e, 1, "KEntry");
+    int type = kBadKeys[i] < 0 ? kPbd_Type_String : kBadKeys[i];
+    int label = kBadKeys[i] < 0 ? kPbd_Label_Repeated : kPbd_Label_Optional;
+    const char *tn = type == kPbd_Type_Message ? "M" : type == kPbd_Type_Enum ? "E" : NULL;
+    pbd_Buf kf = fdesc("key", 1, label, type, tn);
+    pbd_Buf vf = fdesc("value", 2, kPbd_Label_Optional, kPbd_Type_Int32, NULL);
+    put_msg(&e, 2, &kf);
+    put_msg(&e, 2, &vf);
+    put_int(&o, 7, 1);
+    put_msg(&e, 7, &o);
+    put_str(&mm, 1, "M");
+    put_msg(&mm, 3, &e);
+    pbd_Buf en = {0}, ev = {0};
+    put_str(&ev, 1, "ZERO");
+    put_int(&ev, 2, 0);
+    put_str(&en, 1, "E");
+    put_msg(&en, 2, &ev);
+    put_msg(&mm, 4, &en);
+    pbd_Buf mf = fdesc("m", 1, kPbd_Label_Repeated, kPbd_Type_Message, "KEntry");
+    put_msg(&mm, 2, &mf);
+    expect_finalize_error(one_file("k.proto", "proto3", &mm, 1),
+                          "map entry p.M.KEntry: a key must be a single integer, bool or string");
+  }
+}
+END_TEST
+
+START_TEST(test_names_are_identifiers) {
+  /* a field name with a terminal escape in it never reaches a terminal */
+  pbd_Buf m = {0};
+  put_str(&m, 1, "M");
+  pbd_Buf f = fdesc("x\033]0;PWNED\007\033[31m", 1, kPbd_Label_Optional, kPbd_Type_Int32, NULL);
+  put_msg(&m, 2, &f);
+  expect_finalize_error(one_file("n.proto", "proto3", &m, 1),
+                        "field name p.M.x... is not an identifier");
+  pbd_Buf m2 = {0};
+  put_str(&m2, 1, "M\033[31m");
+  expect_finalize_error(one_file("n.proto", "proto3", &m2, 1), "message name p.M... is not an identifier");
 }
 END_TEST
 
@@ -569,6 +612,7 @@ static Suite *suite(void) {
   tcase_add_test(tc, test_duplicate_names);
   tcase_add_test(tc, test_editions_and_bad_files);
   tcase_add_test(tc, test_map_entry_checks);
+  tcase_add_test(tc, test_names_are_identifiers);
   tcase_add_test(tc, test_bad_defaults);
   tcase_add_test(tc, test_deep_nesting);
   tcase_add_test(tc, test_hostile_mutations);
