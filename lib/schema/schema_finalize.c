@@ -556,8 +556,17 @@ bool pbd_DefPool_Finalize(pbd_DefPool *pool, pbd_Status *s) {
     for (uint32_t j = 0; j < m->own_count; j++)
       if (!finish_field(pool, &m->own[j], s)) return false;
   }
-  for (size_t i = 0; i < pool->exts.len; i++)
-    if (!finish_field(pool, pool->exts.data[i], s)) return false;
+  for (size_t i = 0; i < pool->exts.len; i++) {
+    FieldB *x = pool->exts.data[i];
+    if (!finish_field(pool, x, s) || !name_ok(x->def.full_name, s, "extension", NULL))
+      return false;
+  }
+  for (size_t i = 0; i < pool->enums.len; i++) { /* enum values print by name */
+    const pbd_EnumDef *e = pool->enums.data[i];
+    if (!name_ok(e->full_name, s, "enum", NULL)) return false;
+    for (uint32_t k = 0; k < e->value_count; k++)
+      if (!name_ok(e->values[k].name, s, "enum value", e->full_name)) return false;
+  }
   pool->finalized = true;
   return true;
 }

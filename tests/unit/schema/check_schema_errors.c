@@ -443,6 +443,15 @@ START_TEST(test_names_are_identifiers) {
   pbd_Buf m2 = {0};
   put_str(&m2, 1, "M\033[31m");
   expect_finalize_error(one_file("n.proto", "proto3", &m2, 1), "message name p.M... is not an identifier");
+  pbd_Buf m3 = {0}, en = {0}, ev = {0};
+  put_str(&ev, 1, "ZERO\033[2J");
+  put_int(&ev, 2, 0);
+  put_str(&en, 1, "E");
+  put_msg(&en, 2, &ev);
+  put_str(&m3, 1, "M");
+  put_msg(&m3, 4, &en);
+  expect_finalize_error(one_file("n.proto", "proto3", &m3, 1),
+                        "enum value name p.M.E.ZERO... is not an identifier");
 }
 END_TEST
 
