@@ -403,12 +403,12 @@ static bool load_message(Loader *l, const pbd_WireField *mf, const char *scope, 
   return true;
 }
 
-static bool pool_has_file(const pbd_DefPool *pool, const char *name, size_t n) {
+static const pbd_FileDef *pool_file(const pbd_DefPool *pool, const char *name, size_t n) {
   for (size_t i = 0; i < pool->files.len; i++) {
     const pbd_FileDef *f = pool->files.data[i];
-    if (strlen(f->name) == n && memcmp(f->name, name, n) == 0) return true;
+    if (strlen(f->name) == n && memcmp(f->name, name, n) == 0) return f;
   }
-  return false;
+  return NULL;
 }
 
 /* FileDescriptorProto. */
@@ -427,11 +427,19 @@ static bool load_file(Loader *l, const pbd_WireField *ff) {
   }
   if (!name || name->size == 0)
     return load_fail(l, ff->start, kPbd_Status_BadSchema, "file without a name");
-  /* Sets that share imports (descriptor.proto...) load side by side. */
-  if (pool_has_file(l->pool, (const char *)name->data, name->size)) return true;
+  /* Sets that share imports (descriptor.proto...) load side by side: the
+   * same file twice is one file; two different files of one name are an
+   * error (one of them would be silently ignored) */
+  uint64_t content = XXH3_64bits(ff->data, ff->size);
+  const pbd_FileDef *seen = pool_file(l->pool, (const char *)name->data, name->size);
+  if (seen && seen->content_hash_ == content) return true;
+  if (seen)
+    return load_fail(l, ff->start, kPbd_Status_BadSchema,
+                     "two different files named %.200s (load one version of it)", seen->name);
   pbd_FileDef *file = load_alloc(l, 1, sizeof *file);
   if (!file || !(file->name = load_name(l, name, "file name"))) return false;
   file->package = "";
+  file->content_hash_ = content;
   if (package && !(file->package = load_name(l, package, "package name"))) return false;
   file->syntax = kPbd_Syntax_Proto2;
   if (syntax) {

@@ -62,6 +62,7 @@ struct pbd_FileDef {
   const char *name;     /* "google/protobuf/any.proto" */
   const char *package;  /* "" when none */
   pbd_Syntax syntax;
+  uint64_t content_hash_; /* internal: XXH3 of its FileDescriptorProto bytes */
 };
 
 struct pbd_EnumValueDef {

@@ -297,7 +297,8 @@ START_TEST(test_duplicate_names) {
   ck_assert_msg(strstr(s.msg, "duplicate name p.M (in a.proto and b.proto)"), "%s", s.msg);
   pbd_DefPool_Free(pool);
 
-  /* The same file name twice: the second is skipped, no error. */
+  /* The same file name twice with different contents: an error naming it
+   * (one of them would be ignored); the same file twice: one file. */
   m1 = (pbd_Buf){0};
   m2 = (pbd_Buf){0};
   put_str(&m1, 1, "M");
@@ -311,10 +312,26 @@ START_TEST(test_duplicate_names) {
   put_msg(&set, 1, &f1);
   put_msg(&set, 1, &f2);
   pool = pbd_DefPool_New();
+  ck_assert(!add_buf(pool, &set, &s));
+  ck_assert_msg(strstr(s.msg, "two different files named a.proto"), "%s", s.msg);
+  pbd_DefPool_Free(pool);
+  m1 = (pbd_Buf){0};
+  m2 = (pbd_Buf){0};
+  put_str(&m1, 1, "M");
+  put_str(&m2, 1, "M");
+  f1 = (pbd_Buf){0};
+  f2 = (pbd_Buf){0};
+  put_str(&f1, 1, "a.proto");
+  put_msg(&f1, 4, &m1);
+  put_str(&f2, 1, "a.proto");
+  put_msg(&f2, 4, &m2);
+  set = (pbd_Buf){0};
+  put_msg(&set, 1, &f1);
+  put_msg(&set, 1, &f2);
+  pool = pbd_DefPool_New();
   ck_assert(add_buf(pool, &set, &s));
   ck_assert(pbd_DefPool_Finalize(pool, &s));
   ck_assert_ptr_nonnull(pbd_DefPool_FindMessageByName(pool, "M"));
-  ck_assert_ptr_null(pbd_DefPool_FindMessageByName(pool, "Other"));
   pbd_DefPool_Free(pool);
 }
 END_TEST
