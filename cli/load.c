@@ -270,10 +270,27 @@ static bool encode_text(const pbd_CliOptions *o, int side, const char *type, con
   pbd_Buf_Printf(&type_arg, "--encode=%s", type);
   argv[k++] = type_arg.data;
   bool have_sets = false;
+  char *copies[64] = {NULL}; /* sets whose path holds ':', protoc's separator */
+  size_t ncopies = 0;
   for (size_t i = 0; i < schemas->n; i++) {
     if (ends_with(schemas->v[i], ".proto")) continue;
+    const char *path = schemas->v[i];
+    if (strchr(path, ':')) { /* given to protoc as a copy at a path without one */
+      pbd_Buf bytes = {0};
+      char *copy = ncopies < 64 ? make_temp(".desc") : NULL;
+      bool copied = copy && slurp(path, &bytes) &&
+                    write_file(copy, (const uint8_t *)(bytes.data ? bytes.data : ""), bytes.len);
+      pbd_Buf_Free(&bytes);
+      if (!copied) {
+        if (copy) unlink(copy);
+        free(copy);
+        pbd_CliError_Set(e, false, "%s: cannot copy %s for protoc", name, path);
+        goto done_copies;
+      }
+      path = copies[ncopies++] = copy;
+    }
     pbd_Buf_AppendStr(&sets, have_sets ? ":" : "--descriptor_set_in=");
-    pbd_Buf_AppendStr(&sets, schemas->v[i]);
+    pbd_Buf_AppendStr(&sets, path);
     have_sets = true;
   }
   if (have_sets) argv[k++] = sets.data;
@@ -329,6 +346,8 @@ static bool encode_text(const pbd_CliOptions *o, int side, const char *type, con
   }
   for (size_t i = 0; i < ni; i++) free(incs[i]);
   free(incs);
+done_copies:
+  for (size_t i = 0; i < ncopies; i++) unlink(copies[i]), free(copies[i]);
 done:
   if (in) unlink(in);
   if (bin) unlink(bin);
