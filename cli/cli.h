@@ -81,6 +81,7 @@ typedef struct {
   bool textconv;                           /* cat --textconv: not protobuf is no error */
   bool json;                               /* cat, hash --format json */
   bool no_pager;                           /* --no-pager */
+  long long max_input;                     /* --max-input-bytes; 0: 2 GiB */
   bool recursive;                          /* -r */
   int jobs;                                /* -j N; 0: the number of cores */
   uint64_t given;                          /* the options the command line gave,

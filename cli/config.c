@@ -24,6 +24,10 @@
 #include <unistd.h>
 
 #include "cli.h"
+#include "pbdiff/inputs/input.h"
+
+/* The most a config file may hold (docs/limits.md). */
+enum { kMaxConfigBytes = 16 << 20 };
 
 /* A [file "GLOB"] section: its settings, each a row of the option table
  * (cli/options.c) and a value, in the file's order. */
@@ -258,13 +262,23 @@ pbd_Config *pbd_Config_Load(const pbd_CliOptions *o, pbd_CliError *e) {
       return empty;
     }
   }
-  FILE *f = fopen(path, "r");
-  if (!f) {
-    pbd_CliError_Set(e, false, "%s: cannot open config: %s", path, strerror(errno));
+  /* read whole, and bounded: a config is a few lines, never /dev/zero */
+  pbd_Input in;
+  pbd_Status s;
+  pbd_Status_Clear(&s);
+  if (!pbd_Input_OpenMax(&in, path, kMaxConfigBytes, &s)) {
+    if (strstr(s.msg, "the most an input may hold"))
+      pbd_CliError_Set(e, false, "%s: a config file holds at most 16 MiB", path);
+    else
+      pbd_CliError_Set(e, false, "%s: cannot open config: %s", path,
+                       strncmp(s.msg, "cannot open: ", 13) ? s.msg : s.msg + 13);
     return NULL;
   }
-  pbd_Config *c = parse(path, f, e);
-  fclose(f);
+  FILE *f = in.size ? fmemopen((void *)in.data, in.size, "r") : fopen("/dev/null", "r");
+  pbd_Config *c = f ? parse(path, f, e) : NULL;
+  if (!f) pbd_CliError_Set(e, false, "out of memory reading %s", path);
+  if (f) fclose(f);
+  pbd_Input_Close(&in);
   return c;
 }
 

@@ -48,7 +48,12 @@ static bool ends_with(const char *s, const char *suffix) {
   return n >= k && strcmp(s + n - k, suffix) == 0;
 }
 
-static pbd_DefPool *load_pool(const pbd_StrList *sets, const pbd_StrList *protos,
+/* The most an input (or a schema file) may hold, from --max-input-bytes. */
+static size_t max_input(const pbd_CliOptions *o) {
+  return o->max_input > 0 ? (size_t)o->max_input : PBD_DEFAULT_MAX_INPUT_BYTES;
+}
+
+static pbd_DefPool *load_pool(size_t max, const pbd_StrList *sets, const pbd_StrList *protos,
                               const pbd_StrList *includes, pbd_CliError *e) {
   pbd_DefPool *pool = pbd_DefPool_New();
   pbd_Status s;
@@ -67,7 +72,7 @@ static pbd_DefPool *load_pool(const pbd_StrList *sets, const pbd_StrList *protos
       continue;
     }
     pbd_Input in;
-    if (!pbd_Input_Open(&in, sets->v[i], &s)) {
+    if (!pbd_Input_OpenMax(&in, sets->v[i], max, &s)) {
       pbd_CliError_FromStatus(e, sets->v[i], &s);
       goto fail;
     }
@@ -102,7 +107,7 @@ fail:
   return NULL;
 }
 
-static pbd_DefPool *cached_pool(const pbd_StrList *sets, const pbd_StrList *protos,
+static pbd_DefPool *cached_pool(size_t max, const pbd_StrList *sets, const pbd_StrList *protos,
                                 const pbd_StrList *includes, pbd_CliError *e) {
   pbd_Buf key = {0};
   const pbd_StrList *lists[3] = {sets, protos, includes};
@@ -123,7 +128,7 @@ static pbd_DefPool *cached_pool(const pbd_StrList *sets, const pbd_StrList *prot
     if (strcmp(ce->key, key.data) == 0) pool = ce->pool;
   if (!pool) {
     /* loaded under the lock: two threads never compile one schema twice */
-    pool = load_pool(sets, protos, includes, e);
+    pool = load_pool(max, sets, protos, includes, e);
     CacheEntry *ce = pool ? calloc(1, sizeof *ce) : NULL;
     if (ce) {
       ce->key = key.data;
@@ -176,7 +181,7 @@ bool pbd_Cli_LoadSchema(const pbd_CliOptions *o, int side, pbd_CliSchema *out, p
       pbd_CliError_Set(e, true, "a schema needs --type, e.g. -t onnx.ModelProto");
       return false;
     }
-    if (!(out->pool = cached_pool(sets, protos, &o->includes, e))) return false;
+    if (!(out->pool = cached_pool(max_input(o), sets, protos, &o->includes, e))) return false;
     out->type = pbd_DefPool_FindMessageByName(out->pool, type);
     if (!out->type) {
       const char *c = closest_type(out->pool, type);
@@ -375,7 +380,7 @@ bool pbd_Cli_ReadInput(const pbd_CliOptions *o, const pbd_CliSchema *schema, int
     pbd_CliError_Set(e, false, "out of memory");
     return false;
   }
-  if (!pbd_Input_Open(raw, path, &s)) {
+  if (!pbd_Input_OpenMax(raw, path, max_input(o), &s)) {
     in->name = display ? display : pbd_Input_DisplayName(raw);
     pbd_CliError_FromStatus(e, in->name, &s);
     struct stat st;
@@ -386,7 +391,7 @@ bool pbd_Cli_ReadInput(const pbd_CliOptions *o, const pbd_CliSchema *schema, int
   in->data = raw->data;
   in->size = raw->size;
   if (pbd_Input_IsGzip(in->data, in->size)) {
-    if (!pbd_Input_Gunzip(in->data, in->size, owned, &s)) {
+    if (!pbd_Input_GunzipMax(in->data, in->size, owned, max_input(o), &s)) {
       pbd_CliError_FromStatus(e, in->name, &s);
       return false;
     }

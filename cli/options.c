@@ -251,6 +251,10 @@ static const Option kOptions[] = {
      FLAG(compare.read.ignore_unknown), .config_key = "ignore-unknown"},
     {"strict", 0, NULL, kAll, kSecInputs, "an unknown field is an error (exit 2)", NULL,
      FLAG(compare.read.strict)},
+    {"max-input-bytes", 0, "N", kAll, kSecInputs,
+     "the most an input or schema file may hold, after\ndecompression (default 2 GiB, "
+     "protobuf's own limit)",
+     NULL, .set = set_count_ll, .field = FIELD(max_input), .min = 1, .max = 1LL << 40},
     {"max-depth", 0, "N", kAll, kSecInputs, "nesting limit for messages and groups (default 100)",
      NULL, .set = set_count_int, .field = FIELD(compare.read.max_depth), .min = 1,
      .max = kPbd_MaxDepthLimit},

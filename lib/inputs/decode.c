@@ -11,6 +11,10 @@
 bool pbd_Input_IsGzip(const uint8_t *p, size_t n) { return n >= 2 && p[0] == 0x1f && p[1] == 0x8b; }
 
 bool pbd_Input_Gunzip(const uint8_t *p, size_t n, pbd_Buf *buf, pbd_Status *s) {
+  return pbd_Input_GunzipMax(p, n, buf, (size_t)2 << 30, s);
+}
+
+bool pbd_Input_GunzipMax(const uint8_t *p, size_t n, pbd_Buf *buf, size_t max, pbd_Status *s) {
   z_stream z;
   memset(&z, 0, sizeof z);
   if (inflateInit2(&z, 15 + 16) != Z_OK) {
@@ -35,6 +39,13 @@ bool pbd_Input_Gunzip(const uint8_t *p, size_t n, pbd_Buf *buf, pbd_Status *s) {
         return false;
       }
       pbd_Buf_Append(buf, chunk, sizeof chunk - z.avail_out);
+      if (buf->len > max) {
+        pbd_Status_SetError(s, kPbd_Status_Io,
+                            "inflates to over %zu bytes, the most an input may hold "
+                            "(--max-input-bytes)", max);
+        inflateEnd(&z);
+        return false;
+      }
     } while (z.avail_out == 0 && rc != Z_STREAM_END);
     in_done += take - z.avail_in;
     if (rc == Z_STREAM_END) {

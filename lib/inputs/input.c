@@ -12,7 +12,13 @@ enum { kEmpty = 0, kMapped = 1, kMalloced = 2 };
 
 static const uint8_t kNothing[1] = {0};
 
-static bool read_all(int fd, pbd_Input *in, pbd_Status *s) {
+static bool too_big(size_t max, pbd_Status *s) {
+  pbd_Status_SetError(s, kPbd_Status_Io,
+                      "over %zu bytes, the most an input may hold (--max-input-bytes)", max);
+  return false;
+}
+
+static bool read_all(int fd, pbd_Input *in, size_t max, pbd_Status *s) {
   size_t cap = 1 << 16, len = 0;
   uint8_t *buf = malloc(cap);
   for (;;) {
@@ -36,6 +42,10 @@ static bool read_all(int fd, pbd_Input *in, pbd_Status *s) {
     }
     if (k == 0) break;
     len += (size_t)k;
+    if (len > max) {
+      free(buf);
+      return too_big(max, s);
+    }
   }
   in->data = buf;
   in->size = len;
@@ -44,10 +54,14 @@ static bool read_all(int fd, pbd_Input *in, pbd_Status *s) {
 }
 
 bool pbd_Input_Open(pbd_Input *in, const char *path, pbd_Status *s) {
+  return pbd_Input_OpenMax(in, path, PBD_DEFAULT_MAX_INPUT_BYTES, s);
+}
+
+bool pbd_Input_OpenMax(pbd_Input *in, const char *path, size_t max, pbd_Status *s) {
   memset(in, 0, sizeof *in);
   in->name = path;
   in->data = kNothing;
-  if (strcmp(path, "-") == 0) return read_all(STDIN_FILENO, in, s);
+  if (strcmp(path, "-") == 0) return read_all(STDIN_FILENO, in, max, s);
   int fd = open(path, O_RDONLY | O_CLOEXEC);
   if (fd < 0) {
     pbd_Status_SetError(s, kPbd_Status_Io, "cannot open: %s", strerror(errno));
@@ -66,11 +80,13 @@ bool pbd_Input_Open(pbd_Input *in, const char *path, pbd_Status *s) {
   }
   bool ok = true;
   if (!S_ISREG(st.st_mode)) {
-    ok = read_all(fd, in, s); /* pipes, /dev/stdin, process substitution */
+    ok = read_all(fd, in, max, s); /* pipes, /dev/stdin, process substitution */
+  } else if ((uint64_t)st.st_size > max) {
+    ok = too_big(max, s);
   } else if (st.st_size > 0) {
     void *p = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
     if (p == MAP_FAILED) {
-      ok = read_all(fd, in, s);
+      ok = read_all(fd, in, max, s);
     } else {
       in->data = p;
       in->size = (size_t)st.st_size;

@@ -19,6 +19,10 @@ extern "C" {
 bool pbd_Input_IsGzip(const uint8_t *p, size_t n);
 /* Inflates a gzip member (or several, concatenated) into buf. */
 bool pbd_Input_Gunzip(const uint8_t *p, size_t n, pbd_Buf *buf, pbd_Status *s);
+/* The same, stopping with an error as soon as the output passes max_bytes
+ * (a gzip bomb inflates a thousandfold). */
+bool pbd_Input_GunzipMax(const uint8_t *p, size_t n, pbd_Buf *buf, size_t max_bytes,
+                         pbd_Status *s);
 /* Splits data[0, size) into varint length-prefixed messages: *count ranges
  * data[(*begin)[i], (*end)[i]) in malloc'd arrays (the caller frees them,
  * also on failure).  Errors name the message and the byte offset. */

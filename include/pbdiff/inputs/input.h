@@ -22,6 +22,12 @@ typedef struct {
 /* Opens `path` ("-" for standard input).  Returns false with an Io status
  * naming the system error. */
 bool pbd_Input_Open(pbd_Input *in, const char *path, pbd_Status *s);
+/* The most an input may hold by default: protobuf's own limit for one
+ * message (2 GiB), so that /dev/zero or an endless pipe is refused, not
+ * read until memory runs out (docs/limits.md). */
+#define PBD_DEFAULT_MAX_INPUT_BYTES ((size_t)2 << 30)
+/* pbd_Input_Open with a limit: an input over max_bytes is an error. */
+bool pbd_Input_OpenMax(pbd_Input *in, const char *path, size_t max_bytes, pbd_Status *s);
 void pbd_Input_Close(pbd_Input *in);
 /* The name to show in messages: the path, or "standard input" for "-". */
 const char *pbd_Input_DisplayName(const pbd_Input *in);
