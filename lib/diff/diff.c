@@ -151,6 +151,24 @@ static bool values_equal(const Walk *w, const pbd_Value *a, const pbd_Value *b) 
   }
 }
 
+int dw_compare_keyed(const void *a, const void *b) {
+  const dw_Keyed *x = a, *y = b;
+  if (x->key.hi != y->key.hi) return x->key.hi < y->key.hi ? -1 : 1;
+  if (x->key.lo != y->key.lo) return x->key.lo < y->key.lo ? -1 : 1;
+  return (x->index > y->index) - (x->index < y->index);
+}
+
+size_t dw_first_keyed(const void *sorted, size_t n, size_t size, pbd_Hash128 key) {
+  dw_Keyed probe = {key, 0};
+  size_t lo = 0, hi = n;
+  while (lo < hi) {
+    size_t mid = lo + (hi - lo) / 2;
+    if (dw_compare_keyed((const char *)sorted + mid * size, &probe) < 0) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo;
+}
+
 /* A 128-bit key per element for alignment and set matching: equal keys for
  * equal values (floats as rule 10 compares them, unless --float-bits). */
 pbd_Hash128 dw_element_key(const Walk *w, const pbd_Value *v) {

@@ -14,17 +14,9 @@
 /* ---- Sets and keys ------------------------------------------------------------ */
 
 typedef struct {
-  pbd_Hash128 key;
-  uint32_t index;
+  dw_Keyed k; /* first: sorted and searched as a dw_Keyed */
   bool taken;
 } Entry;
-
-static int compare_entries(const void *a, const void *b) {
-  const Entry *x = a, *y = b;
-  if (x->key.hi != y->key.hi) return x->key.hi < y->key.hi ? -1 : 1;
-  if (x->key.lo != y->key.lo) return x->key.lo < y->key.lo ? -1 : 1;
-  return (x->index > y->index) - (x->index < y->index); /* stable: in order */
-}
 
 /* The key of a keyed element: the values of its key fields (defaults where
  * unset; every value of a repeated key field, in order), hashed. */
@@ -92,23 +84,18 @@ int dw_diff_matched(Walk *w, const pbd_MatchRule *rule, const pbd_Field *l,
     return -1;
   }
   for (uint32_t i = 0; i < n; i++) {
-    el[i] = (Entry){match_key(w, rule, l, i), i, false};
+    el[i] = (Entry){{match_key(w, rule, l, i), i}, false};
     partner[i] = -1;
   }
-  qsort(el, n, sizeof *el, compare_entries);
+  qsort(el, n, sizeof *el, dw_compare_keyed);
   /* each RIGHT element takes the first free LEFT element with its key */
   for (uint32_t j = 0; j < m; j++) {
-    Entry probe = {match_key(w, rule, r, j), 0, false};
-    size_t lo = 0, hi = n;
-    while (lo < hi) {
-      size_t mid = (lo + hi) / 2;
-      if (compare_entries(&el[mid], &probe) < 0) lo = mid + 1;
-      else hi = mid;
-    }
-    for (; lo < n && pbd_Hash128_Equal(el[lo].key, probe.key); lo++) {
+    pbd_Hash128 key = match_key(w, rule, r, j);
+    for (size_t lo = dw_first_keyed(el, n, sizeof *el, key);
+         lo < n && pbd_Hash128_Equal(el[lo].k.key, key); lo++) {
       if (el[lo].taken) continue;
       el[lo].taken = true;
-      partner[el[lo].index] = j;
+      partner[el[lo].k.index] = j;
       rtaken[j] = true;
       break;
     }

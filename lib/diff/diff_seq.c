@@ -128,43 +128,25 @@ static void prefer_substitutions(const Seq *q, pbd_AlignPair *pairs, size_t *np)
 
 /* ---- 1. moves -------------------------------------------------------------------- */
 
-typedef struct {
-  pbd_Hash128 key;
-  uint32_t index;
-} Keyed;
-
-static int compare_keyed(const void *a, const void *b) {
-  const Keyed *x = a, *y = b;
-  if (x->key.hi != y->key.hi) return x->key.hi < y->key.hi ? -1 : 1;
-  if (x->key.lo != y->key.lo) return x->key.lo < y->key.lo ? -1 : 1;
-  return (x->index > y->index) - (x->index < y->index);
-}
-
 /* Pairs unmatched LEFT elements with unmatched RIGHT ones of the same key
  * (in order among equal keys).  false when out of memory. */
 static bool find_moves(Seq *q, const pbd_AlignPair *pairs, size_t np) {
   uint32_t n = q->l->count, m = q->r->count;
   bool *lmatched = calloc(n ? n : 1, sizeof *lmatched), *rmatched = calloc(m ? m : 1, 1);
-  Keyed *free_r = malloc(sizeof *free_r * (m ? m : 1));
+  dw_Keyed *free_r = malloc(sizeof *free_r * (m ? m : 1));
   q->moved_to = malloc(sizeof *q->moved_to * (n ? n : 1));
   q->moved_in = calloc(m ? m : 1, sizeof *q->moved_in);
   bool ok = lmatched && rmatched && free_r && q->moved_to && q->moved_in;
   for (size_t k = 0; ok && k < np; k++) lmatched[pairs[k].a] = rmatched[pairs[k].b] = true;
   size_t nr = 0;
   for (uint32_t j = 0; ok && j < m; j++)
-    if (!rmatched[j]) free_r[nr++] = (Keyed){q->kb[j], j};
-  if (ok && nr) qsort(free_r, nr, sizeof *free_r, compare_keyed);
+    if (!rmatched[j]) free_r[nr++] = (dw_Keyed){q->kb[j], j};
+  if (ok && nr) qsort(free_r, nr, sizeof *free_r, dw_compare_keyed);
   for (uint32_t i = 0; ok && i < n; i++) {
     q->moved_to[i] = -1;
     if (lmatched[i] || nr == 0) continue;
-    Keyed probe = {q->ka[i], 0};
-    size_t lo = 0, hi = nr;
-    while (lo < hi) {
-      size_t mid = (lo + hi) / 2;
-      if (compare_keyed(&free_r[mid], &probe) < 0) lo = mid + 1;
-      else hi = mid;
-    }
-    for (; lo < nr && pbd_Hash128_Equal(free_r[lo].key, probe.key); lo++) {
+    size_t lo = dw_first_keyed(free_r, nr, sizeof *free_r, q->ka[i]);
+    for (; lo < nr && pbd_Hash128_Equal(free_r[lo].key, q->ka[i]); lo++) {
       if (q->moved_in[free_r[lo].index]) continue;
       q->moved_to[i] = free_r[lo].index;
       q->moved_in[free_r[lo].index] = true;

@@ -53,6 +53,18 @@ double dw_similarity(const Walk *w, const pbd_Value *a, const pbd_Value *b);
 extern const double kPbd_Similar;
 bool dw_similar(const Walk *w, const pbd_Value *a, const pbd_Value *b);
 
+/* Elements by key, for sorting (qsort with dw_compare_keyed: by key, then
+ * index, so equal keys keep their order) and for finding the first of a key
+ * (dw_first_keyed: in a sorted array of structs that start with a
+ * dw_Keyed, each `size` bytes, the index of the first whose key is not
+ * below `key`). */
+typedef struct {
+  pbd_Hash128 key;
+  uint32_t index;
+} dw_Keyed;
+int dw_compare_keyed(const void *a, const void *b);
+size_t dw_first_keyed(const void *sorted, size_t n, size_t size, pbd_Hash128 key);
+
 /* diff_seq.c: a repeated field aligned as a sequence (the default). */
 int dw_diff_sequence(Walk *w, const pbd_Field *l, const pbd_Field *r);
 
