@@ -96,7 +96,11 @@ static void json_files_end(pbd_FilesReporter *s, bool equal) {
   pbd_Buf_AppendStr(&head, ", \"right_dir\": ");
   json_str(&head, s->o.dir2, strlen(s->o.dir2));
   pbd_Buf_AppendStr(&head, ", \"files\": [");
-  pbd_Buf_AppendStr(&s->doc, s->tests ? "\n]}\n" : "]}\n");
+  pbd_Buf_AppendStr(&s->doc, s->tests ? "\n]" : "]");
+  pbd_Buf_Printf(&s->doc,
+                 ", \"totals\": {\"files\": %zu, \"equal\": %zu, \"differ\": %zu, "
+                 "\"only_left\": %zu, \"only_right\": %zu, \"error\": %zu}}\n",
+                 s->tests, s->equal, s->differ, s->only_left, s->only_right, s->errors);
   rp_files_write(s, &head);
 }
 

@@ -222,6 +222,17 @@ void rp_files_name_both(const pbd_FilesReporter *s, const pbd_FileResult *f, pbd
   ro->right_name = f->right_path;
 }
 
+void rp_files_totals_text(const pbd_FilesReporter *s, pbd_Buf *b) {
+  pbd_Buf_Printf(b, "%zu file%s", s->tests, s->tests == 1 ? "" : "s");
+  const char *sep = ": ";
+  if (s->equal) pbd_Buf_Printf(b, "%s%zu equal", sep, s->equal), sep = ", ";
+  if (s->differ) pbd_Buf_Printf(b, "%s%zu differ", sep, s->differ), sep = ", ";
+  if (s->only_left) pbd_Buf_Printf(b, "%s%zu only in %s", sep, s->only_left, s->o.dir1), sep = ", ";
+  if (s->only_right) pbd_Buf_Printf(b, "%s%zu only in %s", sep, s->only_right, s->o.dir2), sep = ", ";
+  if (s->errors) pbd_Buf_Printf(b, "%s%zu error%s", sep, s->errors, s->errors == 1 ? "" : "s");
+  pbd_Buf_AppendChar(b, '\n');
+}
+
 void rp_files_write(pbd_FilesReporter *s, pbd_Buf *head) {
   if (head->oom || s->doc.oom) {
     s->failed = true;
@@ -243,6 +254,10 @@ void pbd_FilesReporter_File(pbd_FilesReporter *s, const pbd_FileResult *f) {
   bool only = f->side != kPbd_File_Both;
   if (!only && f->status == 2) s->errors++;
   else if (only || f->status == 1) s->failures++;
+  if (f->side == kPbd_File_OnlyLeft) s->only_left++;
+  else if (f->side == kPbd_File_OnlyRight) s->only_right++;
+  else if (f->status == 0) s->equal++;
+  else if (f->status == 1) s->differ++;
   s->f->file(s, f);
   if (s->doc.oom) s->failed = true;
 }

@@ -67,6 +67,7 @@ struct pbd_FilesReporter {
   pbd_FilesOptions o;
   pbd_Buf doc;      /* json and junit: the document, written at the end */
   size_t tests, failures, errors;
+  size_t equal, differ, only_left, only_right; /* the totals by outcome */
   bool failed;      /* out of memory */
 };
 
@@ -117,6 +118,8 @@ void rp_text_end(pbd_Reporter *r, bool equal);
 const char *rp_file_word(const pbd_FileResult *f);
 /* Writes head, then the document collected in s->doc, and frees head. */
 void rp_files_write(pbd_FilesReporter *s, pbd_Buf *head);
+/* The totals line of -r: "4 files: 1 equal, 1 differ, 1 only in L, 1 error". */
+void rp_files_totals_text(const pbd_FilesReporter *s, pbd_Buf *b);
 /* A pbd_FormatDef.file_options: each file's report names both files. */
 void rp_files_name_both(const pbd_FilesReporter *s, const pbd_FileResult *f, pbd_ReportOptions *ro);
 

@@ -398,6 +398,18 @@ static void text_file(pbd_FilesReporter *s, const pbd_FileResult *f) {
   }
 }
 
+/* -r ends with the totals, unless every file is equal (then nothing at all
+ * is written, as diff -r writes nothing). */
+static void text_files_end(pbd_FilesReporter *s, bool equal) {
+  (void)equal;
+  if (s->equal == s->tests) return;
+  pbd_Buf b = {0};
+  rp_files_totals_text(s, &b);
+  if (b.oom) s->failed = true;
+  else fputs(b.data, s->out);
+  pbd_Buf_Free(&b);
+}
+
 const pbd_FormatDef kPbd_FormatDef_Text = {
     .name = "text",
     .help = "'text' (default): one line per difference, grouped\nunder a 'MESSAGE-PATH (Type):' "
@@ -405,5 +417,5 @@ const pbd_FormatDef kPbd_FormatDef_Text = {
             "'FIELD: unset -> set to VALUE',\n'FIELD: moved [I] -> [J]'",
     .stat = true, .color = true, .summary = true, .patch_header = true,
     .edit = rp_text_edit, .finish = text_finish, .close = rp_flush_out,
-    .file_options = text_file_options, .file = text_file,
+    .file_options = text_file_options, .file = text_file, .files_end = text_files_end,
 };

@@ -75,19 +75,22 @@ static void small_tree(bool with_bad) {
   "str: \"\" -> \"x\"\n"                                                                    \
   "Only in L/sub: left_only.pb\n"
 #define BAD_ERR "pbdiff: L/bad.pb: truncated varint (field 1) at byte 1\n"
+/* -r's last line when not every file is equal: the totals */
+#define TOTALS_BAD "8 files: 3 equal, 1 differ, 1 only in L, 2 only in R, 1 error\n"
+#define TOTALS "7 files: 3 equal, 1 differ, 1 only in L, 2 only in R\n"
 
 START_TEST(text_small_tree) {
   small_tree(true);
-  EXPECT2(PB("-r " S3 "L R"), 2, SMALL_TEXT, BAD_ERR);
+  EXPECT2(PB("-r " S3 "L R"), 2, SMALL_TEXT TOTALS_BAD, BAD_ERR);
   /* trailing slashes are not doubled; --recursive is -r */
-  EXPECT2(PB("--recursive " S3 "L/ R//"), 2, SMALL_TEXT, BAD_ERR);
+  EXPECT2(PB("--recursive " S3 "L/ R//"), 2, SMALL_TEXT TOTALS_BAD, BAD_ERR);
   /* the error comes in its place in the path order */
   const Run *r = tu_sh("\"$P\" -r " S3 "L R 2>&1");
   ck_assert_int_eq(r->rc, 2);
-  ck_assert_str_eq(r->out, BAD_ERR SMALL_TEXT);
+  ck_assert_str_eq(r->out, BAD_ERR SMALL_TEXT TOTALS_BAD);
   /* without the malformed file: 1 */
   ck_assert_int_eq(tu_sh("rm L/bad.pb R/bad.pb")->rc, 0);
-  EXPECT(PB("-r " S3 "L R"), 1, SMALL_TEXT);
+  EXPECT(PB("-r " S3 "L R"), 1, SMALL_TEXT TOTALS);
   /* swapped sides */
   EXPECT(PB("-r " S3 "R L"), 1,
          "Only in R/newdir: x.pb\n"
@@ -96,7 +99,8 @@ START_TEST(text_small_tree) {
          "+++ L/sub/diff.pb\n"
          "i32: 2 -> 1\n"
          "str: \"x\" -> \"\"\n"
-         "Only in L/sub: left_only.pb\n");
+         "Only in L/sub: left_only.pb\n"
+         "7 files: 3 equal, 1 differ, 2 only in R, 1 only in L\n");
   /* a tree against itself, and against a copy re-encoded: equal, silent */
   EXPECT(PB("-r " S3 "L L"), 0, "");
   ck_assert_int_eq(tu_sh("rm -r L/sub/left_only.pb R/right_only.pb R/newdir && cp R/sub/diff.pb L/sub/")->rc, 0);
@@ -105,7 +109,8 @@ START_TEST(text_small_tree) {
   ck_assert_int_eq(tu_sh("mkdir E1 E2")->rc, 0);
   EXPECT(PB("-r E1 E2"), 0, "");
   EXPECT(PB("-r E1 L"), 1,
-         "Only in L: eq.pb\nOnly in L: lnk.pb\nOnly in L/sub/deep: re.pb\nOnly in L/sub: diff.pb\n");
+         "Only in L: eq.pb\nOnly in L: lnk.pb\nOnly in L/sub/deep: re.pb\nOnly in L/sub: diff.pb\n"
+         "4 files: 4 only in L\n");
 }
 END_TEST
 
@@ -120,7 +125,7 @@ START_TEST(text_report_options_per_file) {
          "  i32: 1 changed\n"
          "  str: 1 changed\n"
          "2 differences: 2 changed\n"
-         "Only in L/sub: left_only.pb\n");
+         "Only in L/sub: left_only.pb\n" TOTALS);
   EXPECT(PB("-r --max-diffs 1 " S3 "L R"), 1,
          "Only in R/newdir: x.pb\n"
          "Only in R: right_only.pb\n"
@@ -128,7 +133,7 @@ START_TEST(text_report_options_per_file) {
          "+++ R/sub/diff.pb\n"
          "i32: 1 -> 2\n"
          "... and 1 more difference\n"
-         "Only in L/sub: left_only.pb\n");
+         "Only in L/sub: left_only.pb\n" TOTALS);
   /* --explain: equal files with other bytes say why; same bytes say nothing */
   EXPECT(PB("-r --explain " S3 "L R"), 1,
          "Only in R/newdir: x.pb\n"
@@ -143,7 +148,7 @@ START_TEST(text_report_options_per_file) {
          "+++ R/sub/diff.pb\n"
          "i32: 1 -> 2\n"
          "str: \"\" -> \"x\"\n"
-         "Only in L/sub: left_only.pb\n");
+         "Only in L/sub: left_only.pb\n" TOTALS);
   /* colour: the ---/+++ lines bold, as a single report's */
   const Run *r = PB("-r --color=always " S3 "L R");
   ck_assert_int_eq(r->rc, 1);
@@ -166,7 +171,7 @@ START_TEST(summary_lines) {
       "only-right right_only.pb\n"
       "equal sub/deep/re.pb\n"
       "differ sub/diff.pb\n"
-      "only-left sub/left_only.pb\n";
+      "only-left sub/left_only.pb\n" TOTALS_BAD;
   EXPECT2(PB("-r --summary " S3 "L R"), 2, want, BAD_ERR);
   EXPECT2(PB("-r --summary -j 1 " S3 "L R"), 2, want, BAD_ERR);
   ck_assert_int_eq(tu_sh("rm L/bad.pb")->rc, 0);
@@ -178,7 +183,8 @@ START_TEST(summary_lines) {
          "only-right right_only.pb\n"
          "equal sub/deep/re.pb\n"
          "differ sub/diff.pb\n"
-         "only-left sub/left_only.pb\n");
+         "only-left sub/left_only.pb\n"
+         "8 files: 3 equal, 1 differ, 1 only in L, 3 only in R\n");
   EXPECT(PB("-r --summary " S3 "L L"), 0,
          "equal eq.pb\nequal lnk.pb\nequal sub/deep/re.pb\nequal sub/diff.pb\nequal sub/left_only.pb\n");
 }
@@ -212,14 +218,14 @@ START_TEST(errors_and_usage) {
   /* a malformed schema option is trouble for every file, reported per file */
   put("A/x.pb", "08 01");
   put("B/x.pb", "08 01");
-  EXPECT2(PB("-r -s ../sem3.desc -t no.Such A B"), 2, "",
+  EXPECT2(PB("-r -s ../sem3.desc -t no.Such A B"), 2, "1 file: 1 error\n",
           "pbdiff: message type 'no.Such' is not in the schema\n");
   /* an unreadable subdirectory: reported, the rest still compared */
   if (geteuid() != 0) {
     put("A/locked/y.pb", "08 01");
     put("B/z.pb", "08 01");
     ck_assert_int_eq(tu_sh("chmod 000 A/locked")->rc, 0);
-    EXPECT2(PB("-r --summary A B"), 2, "equal x.pb\nonly-right z.pb\n",
+    EXPECT2(PB("-r --summary A B"), 2, "equal x.pb\nonly-right z.pb\n2 files: 1 equal, 1 only in B\n",
             "pbdiff: A/locked: cannot open directory: Permission denied\n");
     ck_assert_int_eq(tu_sh("chmod 755 A/locked")->rc, 0);
   }
@@ -259,8 +265,8 @@ START_TEST(jobs_identical_output) {
   }
   /* the summary has every path, in order */
   const Run *r = PB("-r --summary " S3 "L R | wc -l");
-  ck_assert_str_eq(r->out, "60\n");
-  r = PB("-r --summary " S3 "L R | cut -d' ' -f2 | tr -d : | LC_ALL=C sort -c && echo sorted");
+  ck_assert_str_eq(r->out, "61\n"); /* and the totals */
+  r = PB("-r --summary " S3 "L R | sed '$d' | cut -d' ' -f2 | tr -d : | LC_ALL=C sort -c && echo sorted");
   ck_assert_str_eq(r->out, "sorted\n");
 }
 END_TEST
@@ -286,12 +292,16 @@ START_TEST(json_shape) {
       "  {\"path\": \"str\", \"kind\": \"changed\", \"left\": \"\", \"right\": \"x\", \"parent\": \"\", \"type\": \"sem3.M\"}\n"
       "]}},\n"
       "  {\"path\": \"sub/left_only.pb\", \"status\": \"only-left\"}\n"
-      "]}\n");
+      "], \"totals\": {\"files\": 8, \"equal\": 3, \"differ\": 1, \"only_left\": 1, "
+      "\"only_right\": 2, \"error\": 1}}\n");
   /* read by a script: every file once, statuses, reports where documented */
   static const char kCheck[] =
       "import json, sys\n"
       "r = json.load(open(sys.argv[1]))\n"
-      "assert set(r) == {'equal', 'left_dir', 'right_dir', 'files'}, r.keys()\n"
+      "assert set(r) == {'equal', 'left_dir', 'right_dir', 'files', 'totals'}, r.keys()\n"
+      "t = r['totals']\n"
+      "assert t['files'] == len(r['files'])\n"
+      "assert t['files'] == t['equal'] + t['differ'] + t['only_left'] + t['only_right'] + t['error']\n"
       "assert r['equal'] is (sys.argv[2] == 'equal')\n"
       "summary = sys.argv[3] == 'summary'\n"
       "for f in r['files']:\n"
@@ -320,7 +330,9 @@ START_TEST(json_shape) {
   /* empty trees */
   ck_assert_int_eq(tu_sh("mkdir E1 E2")->rc, 0);
   EXPECT(PB("-r --format json E1 E2"), 0,
-         "{\"equal\": true, \"left_dir\": \"E1\", \"right_dir\": \"E2\", \"files\": []}\n");
+         "{\"equal\": true, \"left_dir\": \"E1\", \"right_dir\": \"E2\", \"files\": [], "
+         "\"totals\": {\"files\": 0, \"equal\": 0, \"differ\": 0, \"only_left\": 0, "
+         "\"only_right\": 0, \"error\": 0}}\n");
   /* the single-pair JSON report is unchanged */
   EXPECT(PB("--format json " S3 "L/eq.pb R/eq.pb"), 0,
          "{\"equal\": true, \"left_name\": \"L/eq.pb\", \"right_name\": \"R/eq.pb\", "
@@ -331,7 +343,8 @@ START_TEST(json_shape) {
   EXPECT(PB("-r --format json Q Q2"), 1,
          "{\"equal\": false, \"left_dir\": \"Q\", \"right_dir\": \"Q2\", \"files\": [\n"
          "  {\"path\": \"a\\\"b\\\\c.pb\", \"status\": \"only-left\"}\n"
-         "]}\n");
+         "], \"totals\": {\"files\": 1, \"equal\": 0, \"differ\": 0, \"only_left\": 1, "
+         "\"only_right\": 0, \"error\": 0}}\n");
 }
 END_TEST
 

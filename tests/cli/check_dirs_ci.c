@@ -58,23 +58,24 @@ START_TEST(config_matches_left_path) {
            "    type = sem3.M\n",
            tu_sandbox_base());
   put_bytes(".pbdiff", cfg, strlen(cfg));
-  EXPECT(PB("-r --summary L R"), 1, "equal a.pb\ndiffer special/b.pb\n");
+  EXPECT(PB("-r --summary L R"), 1, "equal a.pb\ndiffer special/b.pb\n2 files: 1 equal, 1 differ\n");
   /* a section for a path with '/' matches the path under DIR1 ... */
   char more[1024];
   snprintf(more, sizeof more, "%s[file \"L/special/*.pb\"]\n    schema = %s/sem3.desc\n"
                               "    type = sem3.M\n    ignore = sem3.M.i32\n", cfg, tu_sandbox_base());
   put_bytes(".pbdiff", more, strlen(more));
   EXPECT(PB("-r --summary L R"), 0, "equal a.pb\nequal special/b.pb\n");
-  EXPECT(PB("-r --summary R L"), 1, "equal a.pb\ndiffer special/b.pb\n");
+  EXPECT(PB("-r --summary R L"), 1, "equal a.pb\ndiffer special/b.pb\n2 files: 1 equal, 1 differ\n");
   /* ... not the one under DIR2 */
   snprintf(more, sizeof more, "%s[file \"R/special/*.pb\"]\n    schema = %s/sem3.desc\n"
                               "    type = sem3.M\n    ignore = sem3.M.i32\n", cfg, tu_sandbox_base());
   put_bytes(".pbdiff", more, strlen(more));
-  EXPECT(PB("-r --summary L R"), 1, "equal a.pb\ndiffer special/b.pb\n");
+  EXPECT(PB("-r --summary L R"), 1, "equal a.pb\ndiffer special/b.pb\n2 files: 1 equal, 1 differ\n");
   /* the command line wins */
   EXPECT(PB("-r --summary --ignore sem3.M.i32 L R"), 0, "equal a.pb\nequal special/b.pb\n");
   /* no config: schemaless, packed and unpacked differ */
-  EXPECT(PB("-r --summary --config /dev/null L R"), 1, "differ a.pb\ndiffer special/b.pb\n");
+  EXPECT(PB("-r --summary --config /dev/null L R"), 1,
+         "differ a.pb\ndiffer special/b.pb\n2 files: 2 differ\n");
 }
 END_TEST
 
@@ -155,6 +156,7 @@ START_TEST(thousand_files) {
       pbd_Buf_Printf(&want, "--- L/g%d/p%03d.pb\n+++ R/g%d/p%03d.pb\ni32: %d -> %d\n", g, i, g, i,
                      1000 + i, 2000 + i);
     }
+  pbd_Buf_AppendStr(&want, "1000 files: 993 equal, 7 differ\n");
   ck_assert_str_eq(r->out, want.data);
   pbd_Buf_Free(&want);
   fprintf(stderr, "thousand_files: writing 2000 files %.2fs, pbdiff -r -j 2 %.2fs\n", t1 - t0, t2 - t1);
@@ -168,7 +170,8 @@ START_TEST(thousand_files) {
                    "differ g3/p003.pb\n"
                    "differ g7/p777.pb\n"
                    "differ g8/p998.pb\n"
-                   "differ g9/p999.pb\n");
+                   "differ g9/p999.pb\n"
+                   "1000 files: 993 equal, 7 differ\n");
   r = PB("-r -j 2 --summary " S3 "L R | grep -c '^equal '");
   ck_assert_str_eq(r->out, "993\n");
   /* the same with one thread, and as JSON */
@@ -187,7 +190,8 @@ START_TEST(thousand_files) {
                    "only-left g4/p004.pb\n"
                    "differ g7/p777.pb\n"
                    "differ g8/p998.pb\n"
-                   "differ g9/p999.pb\n");
+                   "differ g9/p999.pb\n"
+                   "1001 files: 992 equal, 7 differ, 1 only in L, 1 only in R\n");
 }
 END_TEST
 
