@@ -148,6 +148,7 @@ typedef struct {
   char *out;       /* what the comparison's report wrote (a memory stream) */
   size_t out_len;
   pbd_CliError error; /* status 2: what went wrong */
+  pbd_StatTotals *stat; /* --stat: the file's counts by field */
   bool done;
 } Job;
 
@@ -177,6 +178,7 @@ static void run_job(const Shared *sh, Job *j) {
     bool quiet = false;
     pbd_FilesReporter_FileOptions(sh->rep, &f, &eff.report, &quiet);
     eff.quiet |= quiet;
+    if (eff.report.stat && !eff.quiet) eff.report.stat_out = j->stat = pbd_StatTotals_New();
   } else {
     eff.quiet = true; /* -q: the first difference settles it */
   }
@@ -284,7 +286,8 @@ static void report_entry(DirRun *r, const Entry *e, const Job *j) {
                         .status = st,
                         .report = j ? j->out : NULL,
                         .report_len = j ? j->out_len : 0,
-                        .error = j ? j->error.msg : NULL};
+                        .error = j ? j->error.msg : NULL,
+                        .stat = j ? j->stat : NULL};
     pbd_FilesReporter_File(r->rep, &f);
   }
   if (j && (st == kExitTrouble || j->error.note[0])) { /* after stdout's lines, in order */
@@ -326,6 +329,8 @@ static void compare_all(DirRun *r, const pbd_Config *cfg) {
     if (j) { /* its memory is no longer needed: let the workers run further */
       free(j->out);
       j->out = NULL;
+      pbd_StatTotals_Free(j->stat);
+      j->stat = NULL;
       pthread_mutex_lock(&sh.mu);
       sh.printed++;
       pthread_cond_broadcast(&sh.space_cv);
@@ -349,7 +354,8 @@ int pbd_Cli_CompareDirs(const pbd_CliOptions *o, const pbd_Config *cfg, const ch
   DirRun r = {.o = o};
   r.d1 = display_dir(dir1);
   r.d2 = display_dir(dir2);
-  pbd_FilesOptions fo = {.summary = o->summary, .color = o->report.color, .dir1 = r.d1, .dir2 = r.d2};
+  pbd_FilesOptions fo = {.summary = o->summary, .stat_totals = o->report.stat,
+                         .color = o->report.color, .dir1 = r.d1, .dir2 = r.d2};
   if (!o->quiet && r.d1 && r.d2) r.rep = pbd_FilesReporter_New(o->format, stdout, &fo);
   if (!r.d1 || !r.d2 || (!o->quiet && !r.rep)) r.oom = true;
   else if (collect(&r)) {
@@ -364,6 +370,7 @@ int pbd_Cli_CompareDirs(const pbd_CliOptions *o, const pbd_Config *cfg, const ch
     free(r.jobs[i].lpath);
     free(r.jobs[i].rpath);
     free(r.jobs[i].out);
+    pbd_StatTotals_Free(r.jobs[i].stat);
   }
   free(r.jobs);
   free(r.entries);

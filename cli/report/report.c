@@ -243,6 +243,34 @@ void rp_files_write(pbd_FilesReporter *s, pbd_Buf *head) {
   pbd_Buf_Free(head);
 }
 
+pbd_StatTotals *pbd_StatTotals_New(void) { return calloc(1, sizeof(pbd_StatTotals)); }
+
+void pbd_StatTotals_Free(pbd_StatTotals *t) {
+  if (!t) return;
+  for (size_t i = 0; i < t->n; i++) free(t->fields[i].name);
+  free(t->fields);
+  free(t);
+}
+
+bool rp_stat_add(pbd_StatTotals *t, const char *name, const size_t *counts) {
+  size_t i = 0;
+  while (i < t->n && strcmp(t->fields[i].name, name)) i++;
+  if (i == t->n) {
+    if (t->n == t->cap) {
+      size_t cap = t->cap ? 2 * t->cap : 16;
+      void *f = realloc(t->fields, cap * sizeof *t->fields);
+      if (!f) return false;
+      t->fields = f;
+      t->cap = cap;
+    }
+    memset(&t->fields[i], 0, sizeof t->fields[i]);
+    if (!(t->fields[i].name = strdup(name))) return false;
+    t->n++;
+  }
+  for (int k = 0; k < kKinds; k++) t->fields[i].counts[k] += counts[k], t->counts[k] += counts[k];
+  return true;
+}
+
 void pbd_FilesReporter_FileOptions(const pbd_FilesReporter *s, const pbd_FileResult *f,
                                    pbd_ReportOptions *ro, bool *quiet) {
   *quiet = s->o.summary; /* the verdict is the line */
@@ -254,6 +282,12 @@ void pbd_FilesReporter_File(pbd_FilesReporter *s, const pbd_FileResult *f) {
   bool only = f->side != kPbd_File_Both;
   if (!only && f->status == 2) s->errors++;
   else if (only || f->status == 1) s->failures++;
+  if (f->stat && s->o.stat_totals) { /* --stat over every file */
+    if (!s->stat) s->stat = pbd_StatTotals_New();
+    for (size_t i = 0; s->stat && i < f->stat->n; i++)
+      if (!rp_stat_add(s->stat, f->stat->fields[i].name, f->stat->fields[i].counts)) s->failed = true;
+    if (!s->stat) s->failed = true;
+  }
   if (f->side == kPbd_File_OnlyLeft) s->only_left++;
   else if (f->side == kPbd_File_OnlyRight) s->only_right++;
   else if (f->status == 0) s->equal++;
@@ -269,6 +303,7 @@ bool pbd_FilesReporter_Finish(pbd_FilesReporter *s, bool equal) {
 
 void pbd_FilesReporter_Free(pbd_FilesReporter *s) {
   if (!s) return;
+  pbd_StatTotals_Free(s->stat);
   pbd_Buf_Free(&s->doc);
   free(s);
 }

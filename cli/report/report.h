@@ -106,12 +106,18 @@
 typedef enum { PBD_REPORT_FORMATS(PBD_REPORT_FORMAT_ENUM) kPbd_Report_FormatCount } pbd_ReportFormat;
 #undef PBD_REPORT_FORMAT_ENUM
 
+/* Counts by kind and by field, summed over the files of -r --stat. */
+typedef struct pbd_StatTotals pbd_StatTotals;
+pbd_StatTotals *pbd_StatTotals_New(void);
+void pbd_StatTotals_Free(pbd_StatTotals *t);
+
 typedef struct {
   bool color;             /* text: ANSI colours (see pbd_Report_ShouldColor) */
   size_t max_diffs;       /* write at most this many differences; 0 = all */
   size_t max_value_lines; /* text: lines of a long message value; 0 = 40 */
   bool stat;              /* text: counts instead of differences (JSON: ignored) */
   size_t stat_depth;      /* stat: fields per path counted on (0: 1) */
+  pbd_StatTotals *stat_out; /* stat: the counts are also added here (-r) */
   const char *left_name;  /* input names for the ---/+++ lines (text) and the */
   const char *right_name; /* "left_name"/"right_name" keys (JSON); may be NULL;
                              copied */
@@ -201,10 +207,12 @@ typedef struct {
   const char *report;                 /* what the file's own report wrote */
   size_t report_len;
   const char *error;                  /* status 2: what went wrong, one line */
+  const pbd_StatTotals *stat;         /* --stat: the file's counts, or NULL */
 } pbd_FileResult;
 
 typedef struct {
   bool summary;                       /* one line per file */
+  bool stat_totals;                   /* --stat: counts summed over the files at the end */
   bool color;
   const char *dir1, *dir2;            /* the directories as shown */
 } pbd_FilesOptions;

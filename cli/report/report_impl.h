@@ -68,6 +68,7 @@ struct pbd_FilesReporter {
   pbd_Buf doc;      /* json and junit: the document, written at the end */
   size_t tests, failures, errors;
   size_t equal, differ, only_left, only_right; /* the totals by outcome */
+  pbd_StatTotals *stat;                        /* --stat: summed over the files */
   bool failed;      /* out of memory */
 };
 
@@ -118,6 +119,16 @@ void rp_text_end(pbd_Reporter *r, bool equal);
 const char *rp_file_word(const pbd_FileResult *f);
 /* Writes head, then the document collected in s->doc, and frees head. */
 void rp_files_write(pbd_FilesReporter *s, pbd_Buf *head);
+struct pbd_StatTotals {
+  struct { char *name; size_t counts[kKinds]; } *fields;
+  size_t n, cap;
+  size_t counts[kKinds]; /* over all fields */
+};
+/* Adds a field's counts (false when out of memory). */
+bool rp_stat_add(pbd_StatTotals *t, const char *name, const size_t *counts);
+/* "  FIELD: 3 changed, 1 added" lines and "N differences: ..." (text.c). */
+void rp_stat_lines(pbd_Buf *b, bool color, const pbd_StatTotals *t);
+
 /* The totals line of -r: "4 files: 1 equal, 1 differ, 1 only in L, 1 error". */
 void rp_files_totals_text(const pbd_FilesReporter *s, pbd_Buf *b);
 /* A pbd_FormatDef.file_options: each file's report names both files. */

@@ -14,7 +14,7 @@ enum { kPbd_Report_MaxBytes = 64 };
 enum { kPbd_Report_MaxMessage = 120 };
 
 static void names_lines(pbd_Reporter *r, pbd_Buf *b);
-static void append_counts(pbd_Reporter *r, pbd_Buf *b, const size_t *counts);
+static void append_counts(bool color, pbd_Buf *b, const size_t *counts);
 
 /* ---- stat ---------------------------------------------------------------------- */
 
@@ -125,7 +125,9 @@ static void stat_write(pbd_Reporter *r) {
   names_lines(r, b);
   for (size_t i = 0; i < r->nfields; i++) {
     pbd_Buf_Printf(b, "  %s: ", r->fields[i].name);
-    append_counts(r, b, r->fields[i].counts);
+    append_counts(r->o.color, b, r->fields[i].counts);
+    if (r->o.stat_out && !rp_stat_add(r->o.stat_out, r->fields[i].name, r->fields[i].counts))
+      b->oom = true;
     pbd_Buf_AppendChar(b, '\n');
     if (b->len > 65536) {
       if (rp_flush_line(r, b)) return;
@@ -133,7 +135,7 @@ static void stat_write(pbd_Reporter *r) {
     }
   }
   pbd_Buf_Printf(b, "%zu difference%s: ", r->total, r->total == 1 ? "" : "s");
-  append_counts(r, b, r->counts);
+  append_counts(r->o.color, b, r->counts);
   pbd_Buf_AppendChar(b, '\n');
   rp_flush_line(r, b);
 }
@@ -258,7 +260,9 @@ static void names_lines(pbd_Reporter *r, pbd_Buf *b) {
   }
 }
 
-static void append_counts(pbd_Reporter *r, pbd_Buf *b, const size_t *counts) {
+/* "3 changed, 1 added": nonzero counts in kPbd_KindOrder, removed, added
+ * and moved coloured. */
+static void append_counts(bool color, pbd_Buf *b, const size_t *counts) {
   bool first = true;
   for (int i = 0; i < kKinds; i++) {
     pbd_EditKind k = kPbd_KindOrder[i];
@@ -269,9 +273,9 @@ static void append_counts(pbd_Reporter *r, pbd_Buf *b, const size_t *counts) {
                       : k == kPbd_Edit_Removed ? SGR_RED
                       : k == kPbd_Edit_Moved   ? SGR_CYAN
                                                : NULL;
-    if (sgr) rp_color_on(r, b, sgr);
+    if (sgr && color) pbd_Buf_AppendStr(b, sgr);
     pbd_Buf_Printf(b, "%zu %s", counts[k], pbd_EditKind_String(k));
-    if (sgr) rp_color_off(r, b);
+    if (sgr && color) pbd_Buf_AppendStr(b, SGR_RESET);
   }
 }
 
@@ -398,12 +402,30 @@ static void text_file(pbd_FilesReporter *s, const pbd_FileResult *f) {
   }
 }
 
+void rp_stat_lines(pbd_Buf *b, bool color, const pbd_StatTotals *t) {
+  size_t total = 0;
+  for (size_t i = 0; i < t->n; i++) {
+    pbd_Buf_Printf(b, "  %s: ", t->fields[i].name);
+    append_counts(color, b, t->fields[i].counts);
+    pbd_Buf_AppendChar(b, '\n');
+  }
+  for (int k = 0; k < kKinds; k++) total += t->counts[k];
+  pbd_Buf_Printf(b, "%zu difference%s: ", total, total == 1 ? "" : "s");
+  append_counts(color, b, t->counts);
+  pbd_Buf_AppendChar(b, '\n');
+}
+
 /* -r ends with the totals, unless every file is equal (then nothing at all
- * is written, as diff -r writes nothing). */
+ * is written, as diff -r writes nothing); with --stat, first the counts by
+ * field summed over the files. */
 static void text_files_end(pbd_FilesReporter *s, bool equal) {
   (void)equal;
   if (s->equal == s->tests) return;
   pbd_Buf b = {0};
+  if (s->stat && s->stat->n) {
+    pbd_Buf_AppendStr(&b, "all files:\n");
+    rp_stat_lines(&b, s->o.color, s->stat);
+  }
   rp_files_totals_text(s, &b);
   if (b.oom) s->failed = true;
   else fputs(b.data, s->out);

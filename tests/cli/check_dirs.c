@@ -116,7 +116,8 @@ END_TEST
 
 START_TEST(text_report_options_per_file) {
   small_tree(false);
-  /* --stat and --max-diffs apply to each file's report */
+  /* --stat and --max-diffs apply to each file's report; --stat's counts
+   * are summed over every file at the end */
   EXPECT(PB("-r --stat " S3 "L R"), 1,
          "Only in R/newdir: x.pb\n"
          "Only in R: right_only.pb\n"
@@ -125,7 +126,22 @@ START_TEST(text_report_options_per_file) {
          "  i32: 1 changed\n"
          "  str: 1 changed\n"
          "2 differences: 2 changed\n"
-         "Only in L/sub: left_only.pb\n" TOTALS);
+         "Only in L/sub: left_only.pb\n"
+         "all files:\n"
+         "  i32: 1 changed\n"
+         "  str: 1 changed\n"
+         "2 differences: 2 changed\n" TOTALS);
+  put("L/sub/more.pb", "08 01 52 01 61");
+  put("R/sub/more.pb", "08 05 52 01 62 18 01");
+  const Run *st = PB("-r --stat " S3 "L R | tail -6");
+  ck_assert_str_eq(st->out,
+                   "all files:\n"
+                   "  i32: 2 changed\n"
+                   "  str: 2 changed\n"
+                   "  u32: 1 changed\n"
+                   "5 differences: 5 changed\n"
+                   "8 files: 3 equal, 2 differ, 1 only in L, 2 only in R\n");
+  tu_sh("rm L/sub/more.pb R/sub/more.pb");
   EXPECT(PB("-r --max-diffs 1 " S3 "L R"), 1,
          "Only in R/newdir: x.pb\n"
          "Only in R: right_only.pb\n"
