@@ -130,6 +130,9 @@ typedef struct pbd_Config pbd_Config;
  * first `.pbdiff` found walking up from the current directory (none: an
  * empty config).  NULL with the error in e when the file is malformed. */
 pbd_Config *pbd_Config_Load(const pbd_CliOptions *o, pbd_CliError *e);
+/* A command's top level: the config, or NULL with the error printed
+ * (command: "pbdiff", "pbdiff cat", ... for the hint). */
+pbd_Config *pbd_Config_LoadOrSay(const pbd_CliOptions *o, const char *command);
 void pbd_Config_Free(pbd_Config *c);
 /* The options for an input at `path` (as the user or git names it): `base`
  * completed by the first [file "GLOB"] section whose glob matches the path;

@@ -282,6 +282,13 @@ pbd_Config *pbd_Config_Load(const pbd_CliOptions *o, pbd_CliError *e) {
   return c;
 }
 
+pbd_Config *pbd_Config_LoadOrSay(const pbd_CliOptions *o, const char *command) {
+  pbd_CliError error = {0};
+  pbd_Config *cfg = pbd_Config_Load(o, &error);
+  if (!cfg) pbd_CliError_Print(stderr, &error, command);
+  return cfg;
+}
+
 /* The path as the config sees it: relative to its directory when under it. */
 static void relative_path(const pbd_Config *c, const char *path, char *out, size_t n) {
   pbd_Buf abs = {0};

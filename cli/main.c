@@ -8,13 +8,6 @@
 #include "cli.h"
 #include "pbdiff/pbdiff.h"
 
-/* The config file, or NULL with the error printed. */
-static pbd_Config *load_config(const pbd_CliOptions *o) {
-  pbd_CliError error = {0};
-  pbd_Config *cfg = pbd_Config_Load(o, &error);
-  if (!cfg) pbd_CliError_Print(stderr, &error, "pbdiff");
-  return cfg;
-}
 
 /* The path whose .pbdiff section applies: under `git difftool -x` the path
  * in the repository (git's BASE), else LEFT's, else RIGHT's when LEFT is
@@ -75,7 +68,7 @@ static int compare_command(int argc, char **argv) {
   }
   pbd_Config *cfg = NULL;
   if (git) { /* git diff driver: PATH OLD HEX MODE NEW HEX MODE [NEW-PATH MESSAGE] */
-    cfg = load_config(&o);
+    cfg = pbd_Config_LoadOrSay(&o, "pbdiff");
     int status = cfg ? pbd_Cli_GitDriver(&o, cfg, argv + first) : kExitTrouble;
     pbd_Config_Free(cfg);
     pbd_Cli_FreeOptions(&o);
@@ -83,7 +76,7 @@ static int compare_command(int argc, char **argv) {
   }
   const char *lpath = argv[first], *rpath = argv[first + 1];
   if (o.recursive && nargs == 2) {
-    cfg = load_config(&o);
+    cfg = pbd_Config_LoadOrSay(&o, "pbdiff");
     if (cfg) pbd_Cli_StartPager(&o);
     int status = cfg ? pbd_Cli_CompareDirs(&o, cfg, lpath, rpath) : kExitTrouble;
     pbd_Cli_EndPager();
@@ -97,7 +90,7 @@ static int compare_command(int argc, char **argv) {
     pbd_Cli_FreeOptions(&o);
     return kExitTrouble;
   }
-  cfg = load_config(&o);
+  cfg = pbd_Config_LoadOrSay(&o, "pbdiff");
   int status = kExitTrouble;
   if (cfg) {
     o.report.test_name = rpath; /* --format junit: the test case is named after RIGHT */

@@ -271,13 +271,12 @@ int pbd_Cli_Cat(int argc, char **argv) {
     return kExitTrouble;
   }
   const char *path = argv[first];
-  pbd_CliError error = {0};
-  pbd_Config *cfg = pbd_Config_Load(&o, &error);
+  pbd_Config *cfg = pbd_Config_LoadOrSay(&o, "pbdiff cat");
   if (!cfg) {
-    pbd_CliError_Print(stderr, &error, "pbdiff cat");
     pbd_Cli_FreeOptions(&o);
     return kExitTrouble;
   }
+  pbd_CliError error = {0};
   pbd_CliOptions eff = pbd_Config_Apply(cfg, &o, path);
   int status = kExitTrouble;
   pbd_CliSchema schema;

@@ -79,10 +79,8 @@ int pbd_Cli_Hash(int argc, char **argv) {
     pbd_Cli_FreeOptions(&o);
     return kExitTrouble;
   }
-  pbd_CliError error = {0};
-  pbd_Config *cfg = pbd_Config_Load(&o, &error);
+  pbd_Config *cfg = pbd_Config_LoadOrSay(&o, "pbdiff hash");
   if (!cfg) {
-    pbd_CliError_Print(stderr, &error, "pbdiff hash");
     pbd_Cli_FreeOptions(&o);
     return kExitTrouble;
   }
