@@ -27,6 +27,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "cli.h"
@@ -149,6 +150,7 @@ typedef struct {
   size_t out_len;
   pbd_CliError error; /* status 2: what went wrong */
   pbd_StatTotals *stat; /* --stat: the file's counts by field */
+  double seconds;       /* how long its comparison took */
   bool done;
 } Job;
 
@@ -182,7 +184,11 @@ static void run_job(const Shared *sh, Job *j) {
   } else {
     eff.quiet = true; /* -q: the first difference settles it */
   }
+  struct timespec t0, t1;
+  clock_gettime(CLOCK_MONOTONIC, &t0);
   j->status = pbd_Cli_ComparePair(&eff, j->lpath, j->rpath, NULL, NULL, out, &j->error);
+  clock_gettime(CLOCK_MONOTONIC, &t1);
+  j->seconds = (double)(t1.tv_sec - t0.tv_sec) + (double)(t1.tv_nsec - t0.tv_nsec) / 1e9;
   pbd_Cli_FreeApplied(&eff);
   bool ok = !ferror(out);
   ok &= fclose(out) == 0;
@@ -287,7 +293,8 @@ static void report_entry(DirRun *r, const Entry *e, const Job *j) {
                         .report = j ? j->out : NULL,
                         .report_len = j ? j->out_len : 0,
                         .error = j ? j->error.msg : NULL,
-                        .stat = j ? j->stat : NULL};
+                        .stat = j ? j->stat : NULL,
+                        .seconds = j ? j->seconds : 0};
     pbd_FilesReporter_File(r->rep, &f);
   }
   if (j && (st == kExitTrouble || j->error.note[0])) { /* after stdout's lines, in order */

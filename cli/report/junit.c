@@ -2,6 +2,7 @@
  * form of pbdiff -r (one document, one test case per file). */
 #include <stdio.h>
 #include <string.h>
+#include <time.h>
 
 #include "report/report_impl.h"
 
@@ -40,19 +41,29 @@ void pbd_Report_XmlEscape(pbd_Buf *b, const char *s, size_t n, bool attribute) {
   }
 }
 
-void pbd_Report_JunitBegin(pbd_Buf *b, size_t tests, size_t failures, size_t errors) {
-  pbd_Buf_AppendStr(b, "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n");
-  pbd_Buf_Printf(b, "<testsuites tests=\"%zu\" failures=\"%zu\" errors=\"%zu\">\n", tests,
-                 failures, errors);
-  pbd_Buf_Printf(b, "  <testsuite name=\"pbdiff\" tests=\"%zu\" failures=\"%zu\" errors=\"%zu\">\n",
-                 tests, failures, errors);
+double rp_seconds_now(void) {
+  struct timespec t;
+  clock_gettime(CLOCK_MONOTONIC, &t);
+  return (double)t.tv_sec + (double)t.tv_nsec / 1e9;
 }
 
-void pbd_Report_JunitCase(pbd_Buf *b, const char *name, const char *outcome, const char *type,
-                          const char *message, const char *body, size_t body_len,
-                          const char *system_out, size_t system_out_len) {
+void pbd_Report_JunitBegin(pbd_Buf *b, size_t tests, size_t failures, size_t errors,
+                           double seconds) {
+  pbd_Buf_AppendStr(b, "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n");
+  pbd_Buf_Printf(b, "<testsuites tests=\"%zu\" failures=\"%zu\" errors=\"%zu\" time=\"%.3f\">\n",
+                 tests, failures, errors, seconds);
+  pbd_Buf_Printf(b,
+                 "  <testsuite name=\"pbdiff\" tests=\"%zu\" failures=\"%zu\" errors=\"%zu\" "
+                 "time=\"%.3f\">\n",
+                 tests, failures, errors, seconds);
+}
+
+void pbd_Report_JunitCase(pbd_Buf *b, const char *name, double seconds, const char *outcome,
+                          const char *type, const char *message, const char *body,
+                          size_t body_len, const char *system_out, size_t system_out_len) {
   pbd_Buf_AppendStr(b, "    <testcase classname=\"pbdiff\" name=\"");
   pbd_Report_XmlEscape(b, name, strlen(name), true);
+  pbd_Buf_Printf(b, "\" time=\"%.3f", seconds);
   if (!outcome && !system_out) {
     pbd_Buf_AppendStr(b, "\"/>\n");
     return;
@@ -94,11 +105,15 @@ static bool junit_finish(pbd_Reporter *r, bool equal) {
   pbd_Buf b = {0};
   char message[64];
   snprintf(message, sizeof message, "%zu difference%s", r->total, r->total == 1 ? "" : "s");
-  if (!r->o.junit_testcase) pbd_Report_JunitBegin(&b, 1, equal ? 0 : 1, 0);
+  double seconds = rp_seconds_now() - r->started;
+  if (!r->o.junit_testcase) pbd_Report_JunitBegin(&b, 1, equal ? 0 : 1, 0, seconds);
   const char *text = r->junit_text ? r->junit_text : "";
   const char *out = r->explain_text.len ? r->explain_text.data : NULL;
-  if (equal) pbd_Report_JunitCase(&b, name, NULL, NULL, NULL, NULL, 0, out, r->explain_text.len);
-  else pbd_Report_JunitCase(&b, name, "failure", "differ", message, text, r->junit_len, out, r->explain_text.len);
+  if (equal)
+    pbd_Report_JunitCase(&b, name, seconds, NULL, NULL, NULL, NULL, 0, out, r->explain_text.len);
+  else
+    pbd_Report_JunitCase(&b, name, seconds, "failure", "differ", message, text, r->junit_len, out,
+                         r->explain_text.len);
   if (!r->o.junit_testcase) pbd_Report_JunitEnd(&b);
   bool ok = !b.oom && fwrite(b.data, 1, b.len, r->final_out) == b.len;
   pbd_Buf_Free(&b);
@@ -108,6 +123,7 @@ static bool junit_finish(pbd_Reporter *r, bool equal) {
 
 /* The text report goes to a memory stream; Finish wraps it in XML. */
 static bool junit_begin(pbd_Reporter *r) {
+  r->started = rp_seconds_now();
   bool failed = false;
   r->test_name = rp_dup(r->o.test_name, &failed);
   r->o.test_name = r->test_name;
@@ -132,16 +148,18 @@ static void junit_file(pbd_FilesReporter *s, const pbd_FileResult *f) {
   if (f->side != kPbd_File_Both) {
     pbd_Buf msg = {0};
     pbd_Buf_Printf(&msg, "only in %s", f->side == kPbd_File_OnlyLeft ? s->o.dir1 : s->o.dir2);
-    pbd_Report_JunitCase(doc, f->rel, "failure", word, msg.data ? msg.data : "", NULL, 0, NULL, 0);
+    pbd_Report_JunitCase(doc, f->rel, 0, "failure", word, msg.data ? msg.data : "", NULL, 0, NULL,
+                         0);
     if (msg.oom) s->failed = true;
     pbd_Buf_Free(&msg);
   } else if (f->status == 2) {
-    pbd_Report_JunitCase(doc, f->rel, "error", "error", f->error ? f->error : "", NULL, 0, NULL, 0);
+    pbd_Report_JunitCase(doc, f->rel, f->seconds, "error", "error", f->error ? f->error : "",
+                         NULL, 0, NULL, 0);
   } else if (f->report_len) {
     pbd_Buf_Append(doc, f->report, f->report_len); /* the file's <testcase> */
   } else { /* no report written (cannot happen): the verdict alone */
     int st = f->status;
-    pbd_Report_JunitCase(doc, f->rel, st ? "failure" : NULL, st ? "differ" : NULL,
+    pbd_Report_JunitCase(doc, f->rel, f->seconds, st ? "failure" : NULL, st ? "differ" : NULL,
                          st ? "differs" : NULL, NULL, 0, NULL, 0);
   }
 }
@@ -149,7 +167,8 @@ static void junit_file(pbd_FilesReporter *s, const pbd_FileResult *f) {
 static void junit_files_end(pbd_FilesReporter *s, bool equal) {
   (void)equal;
   pbd_Buf head = {0};
-  pbd_Report_JunitBegin(&head, s->tests, s->failures, s->errors);
+  pbd_Report_JunitBegin(&head, s->tests, s->failures, s->errors,
+                        rp_seconds_now() - s->started);
   pbd_Report_JunitEnd(&s->doc);
   rp_files_write(s, &head);
 }

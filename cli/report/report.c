@@ -211,6 +211,7 @@ pbd_FilesReporter *pbd_FilesReporter_New(pbd_ReportFormat fmt, FILE *out,
   s->f = f;
   s->out = out;
   s->o = *o;
+  s->started = rp_seconds_now();
   if (!f->summary) s->o.summary = false;
   if (!f->color) s->o.color = false;
   return s;

@@ -71,15 +71,17 @@
  * document with one test case, named after RIGHT:
  *
  *   <?xml version="1.0" encoding="UTF-8"?>
- *   <testsuites tests="1" failures="1" errors="0">
- *     <testsuite name="pbdiff" tests="1" failures="1" errors="0">
- *       <testcase classname="pbdiff" name="RIGHT">
+ *   <testsuites tests="1" failures="1" errors="0" time="0.012">
+ *     <testsuite name="pbdiff" tests="1" failures="1" errors="0" time="0.012">
+ *       <testcase classname="pbdiff" name="RIGHT" time="0.012">
  *         <failure message="2 differences" type="differ">TEXT REPORT</failure>
  *       </testcase>
  *     </testsuite>
  *   </testsuites>
  *
- * - An equal pair is `<testcase classname="pbdiff" name="RIGHT"/>` and
+ * - time: seconds the comparison took, to the millisecond (for -r, each
+ *   file's own, and the whole run's on the suite).
+ * - An equal pair is `<testcase classname="pbdiff" name="RIGHT" time="T"/>` and
  *   failures="0"; with --explain, the explanation is its <system-out>.
  * - The failure body is the text report exactly as --format text writes it
  *   without colour (---/+++ lines, max_diffs, ...), XML-escaped; message
@@ -208,6 +210,7 @@ typedef struct {
   size_t report_len;
   const char *error;                  /* status 2: what went wrong, one line */
   const pbd_StatTotals *stat;         /* --stat: the file's counts, or NULL */
+  double seconds;                     /* how long its comparison took */
 } pbd_FileResult;
 
 typedef struct {
@@ -243,16 +246,17 @@ void pbd_FilesReporter_Free(pbd_FilesReporter *s);
 void pbd_Report_XmlEscape(pbd_Buf *b, const char *s, size_t n, bool attribute);
 /* `<?xml ...?>`, `<testsuites ...>` and `<testsuite name="pbdiff" ...>`
  * with the counts, each on a line. */
-void pbd_Report_JunitBegin(pbd_Buf *b, size_t tests, size_t failures, size_t errors);
+void pbd_Report_JunitBegin(pbd_Buf *b, size_t tests, size_t failures, size_t errors,
+                           double seconds);
 /* One <testcase classname="pbdiff" name="NAME"> element, indented by four
  * spaces and ended by a newline.  outcome NULL: passed (empty element
  * unless system_out is given); "failure" or "error": a child element of
  * that name with the message and type attributes and, when body is not
  * NULL, the body as its text.  system_out (NULL: none) becomes a
  * <system-out> child. */
-void pbd_Report_JunitCase(pbd_Buf *b, const char *name, const char *outcome, const char *type,
-                          const char *message, const char *body, size_t body_len,
-                          const char *system_out, size_t system_out_len);
+void pbd_Report_JunitCase(pbd_Buf *b, const char *name, double seconds, const char *outcome,
+                          const char *type, const char *message, const char *body,
+                          size_t body_len, const char *system_out, size_t system_out_len);
 /* Closes what pbd_Report_JunitBegin opened. */
 void pbd_Report_JunitEnd(pbd_Buf *b);
 

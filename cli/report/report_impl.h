@@ -59,6 +59,7 @@ struct pbd_Reporter {
   char *junit_text;
   size_t junit_len;
   char *test_name;  /* owned copy of o.test_name */
+  double started;   /* junit: when the comparison began, for its time */
 };
 
 struct pbd_FilesReporter {
@@ -69,6 +70,7 @@ struct pbd_FilesReporter {
   size_t tests, failures, errors;
   size_t equal, differ, only_left, only_right; /* the totals by outcome */
   pbd_StatTotals *stat;                        /* --stat: summed over the files */
+  double started;                              /* junit: the run's start, for its time */
   bool failed;      /* out of memory */
 };
 
@@ -117,6 +119,8 @@ int rp_text_edit(pbd_Reporter *r, const pbd_Edit *e);
 void rp_text_end(pbd_Reporter *r, bool equal);
 /* "equal", "differ", "error", "only-left" or "only-right" (text.c). */
 const char *rp_file_word(const pbd_FileResult *f);
+/* Seconds on a monotonic clock (junit's time attributes). */
+double rp_seconds_now(void);
 /* Writes head, then the document collected in s->doc, and frees head. */
 void rp_files_write(pbd_FilesReporter *s, pbd_Buf *head);
 struct pbd_StatTotals {

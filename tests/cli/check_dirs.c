@@ -266,14 +266,14 @@ START_TEST(jobs_identical_output) {
   }
   const char *modes[] = {"", "--summary", "--format json", "--format junit", "-q", "--stat"};
   for (size_t m = 0; m < sizeof modes / sizeof *modes; m++) {
-    const Run *r = PB("-r -j 1 %s " S3 "L R", modes[m]);
+    const Run *r = PB_NOTIME("-r -j 1 %s " S3 "L R", modes[m]);
     int rc1 = r->rc;
     char *out1 = strdup(r->out), *err1 = strdup(r->err);
     ck_assert_int_eq(rc1, 2);
     const char *jobs[] = {"-j 4", "-j 2", "-j 64", ""};
     for (size_t k = 0; k < sizeof jobs / sizeof *jobs; k++) {
       for (int rep = 0; rep < 3; rep++) {
-        EXPECT2(PB("-r %s %s " S3 "L R", jobs[k], modes[m]), rc1, out1, err1);
+        EXPECT2(PB_NOTIME("-r %s %s " S3 "L R", jobs[k], modes[m]), rc1, out1, err1);
       }
     }
     free(out1);
@@ -369,7 +369,7 @@ END_TEST
 START_TEST(junit_tree) {
   small_tree(true);
   tu_put_junit_check();
-  const Run *r = PB("-r --format junit " S3 "L R");
+  const Run *r = PB_NOTIME("-r --format junit " S3 "L R");
   ck_assert_int_eq(r->rc, 2);
   ck_assert_str_eq(r->err, BAD_ERR);
   ck_assert_str_eq(
@@ -436,7 +436,7 @@ START_TEST(junit_tree) {
          "i32: 1 -&gt; 2\n"
          "... and 1 more difference\n");
   /* --explain: equal files' explanation in <system-out> */
-  r = PB("-r --format junit --explain " S3 "L R 2>/dev/null | grep -A6 'name=\"sub/deep/re.pb\"'");
+  r = PB_NOTIME("-r --format junit --explain " S3 "L R 2>/dev/null | grep -A6 'name=\"sub/deep/re.pb\"'");
   EXPECT(r, 0,
          "    <testcase classname=\"pbdiff\" name=\"sub/deep/re.pb\">\n"
          "      <system-out>equal in meaning, but the bytes differ:\n"
@@ -492,7 +492,7 @@ START_TEST(junit_single_pair) {
   put("r.pb", "08 02 52 01 78");
   put("same.pb", "52 01 78 08 01 08 02"); /* equal to r.pb */
   put("one.pb", "08 02");                  /* one difference from l.pb */
-  EXPECT(PB("--format junit " S3 "l.pb r.pb"), 1,
+  EXPECT(PB_NOTIME("--format junit " S3 "l.pb r.pb"), 1,
          "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
          "<testsuites tests=\"1\" failures=\"1\" errors=\"0\">\n"
          "  <testsuite name=\"pbdiff\" tests=\"1\" failures=\"1\" errors=\"0\">\n"
@@ -504,14 +504,14 @@ START_TEST(junit_single_pair) {
          "  </testsuite>\n"
          "</testsuites>\n");
   /* named after RIGHT wherever the options are */
-  EXPECT(PB(S3 "r.pb same.pb --format=junit"), 0,
+  EXPECT(PB_NOTIME(S3 "r.pb same.pb --format=junit"), 0,
          "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
          "<testsuites tests=\"1\" failures=\"0\" errors=\"0\">\n"
          "  <testsuite name=\"pbdiff\" tests=\"1\" failures=\"0\" errors=\"0\">\n"
          "    <testcase classname=\"pbdiff\" name=\"same.pb\"/>\n"
          "  </testsuite>\n"
          "</testsuites>\n");
-  const Run *r = PB(S3 "--format junit -- r.pb l.pb | grep testcase");
+  const Run *r = PB_NOTIME(S3 "--format junit -- r.pb l.pb | grep testcase");
   EXPECT(r, 0, "    <testcase classname=\"pbdiff\" name=\"l.pb\">\n    </testcase>\n");
   r = PB("--format junit " S3 "l.pb r.pb --max-diffs 1 | grep -c 'name=\"r.pb\"'");
   EXPECT(r, 0, "1\n");
@@ -520,7 +520,7 @@ START_TEST(junit_single_pair) {
   r = tu_sh("\"$P\" --format junit " S3 "l.pb r.pb > j.xml; python3 junit.py j.xml");
   EXPECT(r, 0, "tests=1 failures=1 errors=0\nr.pb failure:differ\n");
   /* a single difference */
-  r = PB("--format junit " S3 "l.pb one.pb | grep -e '<failure' -e '</failure'");
+  r = PB_NOTIME("--format junit " S3 "l.pb one.pb | grep -e '<failure' -e '</failure'");
   EXPECT(r, 0, "      <failure message=\"1 difference\" type=\"differ\">i32: 1 -&gt; 2\n</failure>\n");
   /* standard input as RIGHT */
   r = PB("--format junit " S3 "l.pb - < r.pb | grep -c 'name=\"-\"'");
@@ -528,7 +528,7 @@ START_TEST(junit_single_pair) {
   /* trouble: a test case with an <error> (not an empty file), and the
    * error on standard error */
   put("bad.pb", "08");
-  EXPECT2(PB("--format junit " S3 "l.pb bad.pb"), 2,
+  EXPECT2(PB_NOTIME("--format junit " S3 "l.pb bad.pb"), 2,
           "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
           "<testsuites tests=\"1\" failures=\"0\" errors=\"1\">\n"
           "  <testsuite name=\"pbdiff\" tests=\"1\" failures=\"0\" errors=\"1\">\n"

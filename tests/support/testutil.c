@@ -338,13 +338,35 @@ const char *tu_sandbox_dir(void) { return sb_dir; }
 const char *tu_sandbox_bin(void) { return sb_bin; }
 const char *tu_sandbox_root(void) { return sb_root; }
 
+static const tu_Run *sh_run(const char *user);
+
 const tu_Run *tu_sh(const char *fmt, ...) {
-  char user[8192], cmd[16384];
+  char user[8192];
   va_list ap;
   va_start(ap, fmt);
   int n = vsnprintf(user, sizeof user, fmt, ap);
   va_end(ap);
   ck_assert(n >= 0 && (size_t)n < sizeof user);
+  return sh_run(user);
+}
+
+const tu_Run *tu_pb_notime(const char *fmt, ...) {
+  char args[8192], user[9000];
+  va_list ap;
+  va_start(ap, fmt);
+  int n = vsnprintf(args, sizeof args, fmt, ap);
+  va_end(ap);
+  ck_assert(n >= 0 && (size_t)n < sizeof args);
+  n = snprintf(user, sizeof user,
+               "\"$P\" %s > .out.notime; s=$?; sed -E 's/ time=\"[0-9.]+\"//g' .out.notime; "
+               "rm -f .out.notime; exit $s", args);
+  ck_assert(n >= 0 && (size_t)n < sizeof user);
+  return sh_run(user);
+}
+
+static const tu_Run *sh_run(const char *user) {
+  char cmd[16384];
+  int n;
   n = snprintf(cmd, sizeof cmd, "cd '%s' && P='%s' && R='%s' && PATH='%s/bin':\"$PATH\" && %s",
                sb_dir[0] ? sb_dir : sb_base, sb_bin, sb_root, sb_base, user);
   ck_assert(n >= 0 && (size_t)n < sizeof cmd);

@@ -145,6 +145,10 @@ const char *tu_sandbox_root(void); /* the source root, absolute */
  * base directory outside a test, e.g. in an unchecked fixture); the result
  * stays valid until the next call. */
 const tu_Run *tu_sh(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* Runs `pbdiff ARGS` (printf-formatted) as tu_sh does, with JUnit's time
+ * attributes, which differ from run to run, left out of standard output
+ * (the exit status is pbdiff's). */
+const tu_Run *tu_pb_notime(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /* Writes bytes (or the bytes given in hex) to NAME in the test's directory,
  * making its parent directories; fails the test when it cannot. */
 void tu_put_bytes(const char *name, const void *data, size_t n);

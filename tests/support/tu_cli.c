@@ -4,7 +4,8 @@
 /* A Python check of a JUnit file: well-formed (minidom), one testsuite whose
  * counts match its test cases and testsuites', the test cases' names and
  * outcomes printed one per line as "NAME OUTCOME" (pass, failure:TYPE,
- * error). */
+ * error). Every element has a time="SECONDS" with three decimals, and the
+ * suite's is the same on both elements. */
 static const char kJunitCheck[] =
     "import sys, xml.dom.minidom\n"
     "doc = xml.dom.minidom.parse(sys.argv[1])\n"
@@ -19,6 +20,10 @@ static const char kJunitCheck[] =
     "for e in (top, s):\n"
     "    got = (e.getAttribute('tests'), e.getAttribute('failures'), e.getAttribute('errors'))\n"
     "    assert got == (str(len(cases)), str(fail), str(err)), got\n"
+    "import re\n"
+    "for e in [top, s] + list(cases):\n"
+    "    assert re.fullmatch(r'[0-9]+\\.[0-9]{3}', e.getAttribute('time')), e.toxml()[:80]\n"
+    "assert top.getAttribute('time') == s.getAttribute('time')\n"
     "print('tests=%d failures=%d errors=%d' % (len(cases), fail, err))\n"
     "for c in cases:\n"
     "    assert c.getAttribute('classname') == 'pbdiff'\n"

@@ -34,6 +34,8 @@ void tu_put_junit_check(void);
 
 /* Runs `pbdiff ARGS` (ARGS in shell syntax) in the test's directory. */
 #define PB(...) tu_sh("\"$P\" " __VA_ARGS__)
+/* As PB, with JUnit's time attributes left out of standard output. */
+#define PB_NOTIME tu_pb_notime
 
 /* Schema options for the sem3/sem2 test schemas (from the test directory). */
 #define S3 "-s ../sem3.desc -t sem3.M "
