@@ -182,6 +182,7 @@ typedef struct {
   void *owned_;               /* internal */
   void *input_;               /* internal */
   pbd_Arena *arena;
+  pbd_MemBudget *budget_;     /* internal: the bound on the trees' memory */
   size_t nmsgs;
   size_t *begin, *end;        /* message spans in data */
   pbd_Message **roots;

@@ -436,7 +436,10 @@ bool pbd_Cli_ReadInput(const pbd_CliOptions *o, const pbd_CliSchema *schema, int
     in->size = owned->len;
   }
   in->arena = pbd_Arena_New();
-  if (!in->arena) {
+  /* the trees of `cat` and --explain are bound as a comparison's walk is */
+  in->budget_ = pbd_MemBudget_New(pbd_CompareOptions_MaxMemory(&o->compare, in->size, 0));
+  if (in->arena) pbd_Arena_SetBudget(in->arena, in->budget_);
+  if (!in->arena || !in->budget_) {
     pbd_CliError_Set(e, false, "out of memory");
     return false;
   }
@@ -471,6 +474,7 @@ bool pbd_Cli_ReadInput(const pbd_CliOptions *o, const pbd_CliSchema *schema, int
         snprintf(seg, sizeof seg, "[%zu]", i);
         pbd_Status_PrependPath(&s, seg);
       }
+      if (pbd_MemBudget_Exceeded(in->budget_)) pbd_MemBudget_SayExceeded(in->budget_, &s);
       pbd_CliError_FromStatus(e, in->name, &s);
       return false;
     }
@@ -480,6 +484,7 @@ bool pbd_Cli_ReadInput(const pbd_CliOptions *o, const pbd_CliSchema *schema, int
 
 void pbd_Cli_FreeInput(pbd_CliInput *in) {
   pbd_Arena_Free(in->arena);
+  pbd_MemBudget_Free(in->budget_);
   free(in->begin);
   free(in->end);
   free(in->roots);

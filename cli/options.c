@@ -255,6 +255,10 @@ static const Option kOptions[] = {
      "the most an input or schema file may hold, after\ndecompression (default 2 GiB, "
      "protobuf's own limit)",
      NULL, .set = set_count_ll, .field = FIELD(max_input), .min = 1, .max = 1LL << 40},
+    {"max-memory", 0, "N", kAll, kSecInputs,
+     "the most memory, in bytes, for reading the parts that\ndiffer (default 1 GiB + 32 per input byte)",
+     NULL, .set = set_count_size, .field = FIELD(compare.max_memory), .min = 1 << 20,
+     .max = 1LL << 50},
     {"max-depth", 0, "N", kAll, kSecInputs, "nesting limit for messages and groups (default 100)",
      NULL, .set = set_count_int, .field = FIELD(compare.read.max_depth), .min = 1,
      .max = kPbd_MaxDepthLimit},

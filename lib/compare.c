@@ -4,6 +4,7 @@
 #include "pbdiff/pbdiff.h"
 
 #include <pthread.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -126,18 +127,32 @@ static pbd_Message **shallow_roots(Side *sd, pbd_LazyTree *t) {
   return roots;
 }
 
-/* The walk over shallow trees, for the inputs whose hashes differ. */
+size_t pbd_CompareOptions_MaxMemory(const pbd_CompareOptions *o, size_t left_size,
+                                    size_t right_size) {
+  if (o->max_memory) return o->max_memory;
+  size_t in = left_size + right_size, per = PBD_DEFAULT_MAX_MEMORY_PER_BYTE;
+  if (in < left_size || in > (SIZE_MAX - PBD_DEFAULT_MAX_MEMORY_BASE) / per) return SIZE_MAX;
+  return PBD_DEFAULT_MAX_MEMORY_BASE + in * per;
+}
+
+/* The walk over shallow trees, for the inputs whose hashes differ.  Their
+ * trees share one memory bound (o->max_memory). */
 static int walk(Side *l, Side *r, const pbd_CompareOptions *o, pbd_EditFunc *fn, void *ctx,
                 size_t *n, pbd_CompareResult *result, pbd_Status *s) {
+  pbd_MemBudget *budget =
+      pbd_MemBudget_New(pbd_CompareOptions_MaxMemory(o, l->in->size, r->in->size));
   pbd_Arena *la = pbd_Arena_New(), *ra = pbd_Arena_New();
+  if (la) pbd_Arena_SetBudget(la, budget);
+  if (ra) pbd_Arena_SetBudget(ra, budget);
   pbd_LazyTree *lt = la ? pbd_LazyTree_New(side_data(l), &l->t, l->cache, la) : NULL;
   pbd_LazyTree *rt = ra ? pbd_LazyTree_New(side_data(r), &r->t, r->cache, ra) : NULL;
   pbd_Message **lr = lt ? shallow_roots(l, lt) : NULL, **rr = rt ? shallow_roots(r, rt) : NULL;
   pbd_DiffOptions d = o->diff;
   d.float_bits = o->read.float_bits; /* floats compare as they hashed */
   int rc = -1;
-  if (!lr || !rr) {
+  if (!budget || !lr || !rr) {
     pbd_Status_SetError(s, kPbd_Status_OutOfMemory, "out of memory");
+    if (budget && (!lr || !rr)) result->failed_input = !lr ? 1 : 2; /* whose roots did not fit */
   } else if (l->in->stream) {
     rc = pbd_Diff_RunStream((const pbd_Message *const *)lr, l->count,
                             (const pbd_Message *const *)rr, r->count, &d, fn, ctx, n, s);
@@ -146,12 +161,14 @@ static int walk(Side *l, Side *r, const pbd_CompareOptions *o, pbd_EditFunc *fn,
   }
   if (rc >= 0 && !pbd_LazyTree_Ok(lt, s)) rc = -1, result->failed_input = 1;
   else if (rc >= 0 && !pbd_LazyTree_Ok(rt, s)) rc = -1, result->failed_input = 2;
+  if (rc < 0 && pbd_MemBudget_Exceeded(budget)) pbd_MemBudget_SayExceeded(budget, s);
   free(lr);
   free(rr);
   pbd_LazyTree_Free(lt);
   pbd_LazyTree_Free(rt);
   pbd_Arena_Free(la);
   pbd_Arena_Free(ra);
+  pbd_MemBudget_Free(budget);
   return rc;
 }
 

@@ -56,7 +56,22 @@ typedef struct {
                                   off by default) */
   pbd_DiffOptions diff;        /* tolerances, matching rules, ignores, partial scope
                                   (its float_bits follows read.float_bits) */
+  /* The most memory the walk may take for the trees of the parts that
+   * differ (beyond the inputs and their hashes); going over it is an
+   * error (kPbd_Status_TooLarge).  0: PBD_DEFAULT_MAX_MEMORY_BASE plus
+   * PBD_DEFAULT_MAX_MEMORY_PER_BYTE per byte of the two inputs. */
+  size_t max_memory;
 } pbd_CompareOptions;
+
+/* The default bound on the walk's memory: whatever the shape of the inputs
+ * (many tiny elements cost a tree node each, ~85 bytes per input byte), the
+ * walk takes at most this base plus this much per input byte. */
+#define PBD_DEFAULT_MAX_MEMORY_BASE ((size_t)1 << 30)
+#define PBD_DEFAULT_MAX_MEMORY_PER_BYTE 32
+
+/* The bound pbd_Compare_Inputs applies to inputs of these sizes. */
+size_t pbd_CompareOptions_MaxMemory(const pbd_CompareOptions *o, size_t left_size,
+                                    size_t right_size);
 
 typedef struct {
   bool equal;

@@ -1,5 +1,9 @@
 #include "pbdiff/core/arena.h"
 
+#include "pbdiff/core/status.h"
+
+#include <stdatomic.h>
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -15,7 +19,14 @@ typedef struct Block {
   max_align_t align_[]; /* data follows */
 } Block;
 
+struct pbd_MemBudget {
+  atomic_size_t used;
+  size_t limit;
+  atomic_bool exceeded;
+};
+
 struct pbd_Arena {
+  pbd_MemBudget *budget; /* NULL: no bound */
   Block *head;
   Block *spare; /* the largest block released by Reset, kept for reuse so
                    that a mark/reset loop at a block boundary does not call
@@ -28,13 +39,61 @@ struct pbd_Arena {
  * alignment would waste memory on the many small value arrays. */
 enum { kAlign = 8, kFirstBlock = 4096, kMaxBlock = 64u << 20 };
 
-static Block *alloc_block(size_t size) {
-  Block *b = malloc(sizeof(Block) + size);
-  if (b) b->size = size;
+pbd_MemBudget *pbd_MemBudget_New(size_t limit) {
+  pbd_MemBudget *b = malloc(sizeof *b);
+  if (!b) return NULL;
+  atomic_init(&b->used, 0);
+  atomic_init(&b->exceeded, false);
+  b->limit = limit;
   return b;
 }
 
-static void free_block(Block *b) { free(b); }
+void pbd_MemBudget_Free(pbd_MemBudget *b) { free(b); }
+
+bool pbd_MemBudget_Exceeded(const pbd_MemBudget *b) {
+  return b && atomic_load(&((pbd_MemBudget *)b)->exceeded);
+}
+
+size_t pbd_MemBudget_Limit(const pbd_MemBudget *b) { return b ? b->limit : SIZE_MAX; }
+
+void pbd_MemBudget_SayExceeded(const pbd_MemBudget *b, pbd_Status *s) {
+  bool at = s->has_offset;
+  size_t offset = s->offset, mib = pbd_MemBudget_Limit(b) >> 20;
+  if (at)
+    pbd_Status_SetError(s, kPbd_Status_TooLarge,
+                        "memory bound of %zu MiB reached reading the message at byte %zu "
+                        "(--max-memory N raises it)", mib, offset);
+  else
+    pbd_Status_SetError(s, kPbd_Status_TooLarge,
+                        "memory bound of %zu MiB reached (--max-memory N raises it)", mib);
+}
+
+/* Takes `size` bytes from the budget, or says no (and remembers it). */
+static bool budget_take(pbd_MemBudget *b, size_t size) {
+  if (!b) return true;
+  size_t before = atomic_fetch_add(&b->used, size);
+  if (before + size >= before && before + size <= b->limit) return true;
+  atomic_fetch_sub(&b->used, size);
+  atomic_store(&b->exceeded, true);
+  return false;
+}
+
+static void budget_give(pbd_MemBudget *b, size_t size) {
+  if (b) atomic_fetch_sub(&b->used, size);
+}
+
+static Block *alloc_block(pbd_Arena *a, size_t size) {
+  if (!budget_take(a->budget, size)) return NULL;
+  Block *b = malloc(sizeof(Block) + size);
+  if (b) b->size = size;
+  else budget_give(a->budget, size);
+  return b;
+}
+
+static void free_block(pbd_Arena *a, Block *b) {
+  if (b) budget_give(a->budget, b->size);
+  free(b);
+}
 
 static char *block_data(Block *b) { return (char *)(b + 1); }
 
@@ -46,11 +105,11 @@ pbd_Arena *pbd_Arena_New(void) {
 
 void pbd_Arena_Free(pbd_Arena *a) {
   if (!a) return;
-  free_block(a->spare);
+  free_block(a, a->spare);
   Block *b = a->head;
   while (b) {
     Block *prev = b->prev;
-    free_block(b);
+    free_block(a, b);
     b = prev;
   }
   free(a);
@@ -69,7 +128,7 @@ static Block *new_block(pbd_Arena *a, size_t min) {
   size_t size = a->next_size;
   if (size < min) size = min;
   if (size > SIZE_MAX / 2) return NULL;
-  Block *b = alloc_block(size);
+  Block *b = alloc_block(a, size);
   if (!b) return NULL;
   b->prev = a->head;
   b->used = 0;
@@ -128,6 +187,10 @@ char *pbd_Arena_Strndup(pbd_Arena *a, const char *s, size_t n) {
 
 size_t pbd_Arena_BytesReserved(const pbd_Arena *a) { return a->reserved; }
 
+void pbd_Arena_SetBudget(pbd_Arena *a, pbd_MemBudget *b) { a->budget = b; }
+
+pbd_MemBudget *pbd_Arena_Budget(const pbd_Arena *a) { return a->budget; }
+
 pbd_ArenaMark pbd_Arena_Mark(const pbd_Arena *a) {
   pbd_ArenaMark m = {a->head, a->head ? a->head->used : 0};
   return m;
@@ -140,10 +203,10 @@ void pbd_Arena_Reset(pbd_Arena *a, pbd_ArenaMark m) {
     a->head = b->prev;
     a->reserved -= b->size;
     if (!a->spare || a->spare->size < b->size) {
-      free_block(a->spare);
+      free_block(a, a->spare);
       a->spare = b;
     } else {
-      free_block(b);
+      free_block(a, b);
     }
   }
   if (a->head) a->head->used = m.used;
@@ -163,6 +226,10 @@ void pbd_Arena_Fuse(pbd_Arena *a, pbd_Arena *other) {
     }
   }
   a->reserved += other->reserved;
-  free_block(other->spare);
+  if (a->budget != other->budget) { /* the blocks' bytes now count against a's bound */
+    budget_give(other->budget, other->reserved);
+    if (a->budget) atomic_fetch_add(&a->budget->used, other->reserved);
+  }
+  free_block(other, other->spare);
   free(other);
 }

@@ -75,6 +75,7 @@ const char *pbd_StatusCode_String(pbd_StatusCode code) {
     case kPbd_Status_Io: return "I/O error";
     case kPbd_Status_OutOfMemory: return "out of memory";
     case kPbd_Status_Usage: return "usage error";
+    case kPbd_Status_TooLarge: return "over a size bound";
   }
   return "error";
 }

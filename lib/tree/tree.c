@@ -594,6 +594,7 @@ pbd_Message *pbd_Tree_Parse(const pbd_MessageDef *type, const uint8_t *buf, size
                             pbd_Status *s) {
   Ctx c = pbd_TreeBuild_NewCtx(type, buf, opts, arena, s);
   c.scratch = pbd_Arena_New();
+  if (c.scratch) pbd_Arena_SetBudget(c.scratch, pbd_Arena_Budget(arena)); /* one bound */
   pbd_Message *m = c.scratch ? pbd_TreeBuild_NewMessage(&c, type) : NULL;
   bool ok = m != NULL || oom(&c);
   ok = ok && pbd_TreeBuild_ParseFields(&c, m, buf + begin, buf + end, 0) && pbd_TreeBuild_FinishMessage(&c, m, 0);

@@ -103,6 +103,7 @@ pbd_LazyTree *pbd_LazyTree_New(const uint8_t *buf, const pbd_ReadOptions *o,
   t->cache = cache;
   t->arena = arena;
   t->scratch = pbd_Arena_New();
+  if (t->scratch) pbd_Arena_SetBudget(t->scratch, pbd_Arena_Budget(arena)); /* one bound */
   t->hasher = pbd_Hasher_New(buf, o, cache);
   t->any = o->pool ? pbd_DefPool_FindMessageByName(o->pool, "google.protobuf.Any") : NULL;
   pbd_Status_Clear(&t->status);
@@ -160,6 +161,10 @@ static void read_level(pbd_Message *m) {
   }
   if (!ok) {
     if (pbd_Status_IsOk(&s)) pbd_Status_SetError(&s, kPbd_Status_OutOfMemory, "out of memory");
+    if (!s.has_offset && u->nparts) { /* where the message that found no memory starts */
+      s.has_offset = true;
+      s.offset = (size_t)(u->parts[0].data - t->buf);
+    }
     if (pbd_Status_IsOk(&t->status)) t->status = s;
     m->fields_ = NULL;
     m->field_count_ = 0;

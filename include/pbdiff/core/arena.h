@@ -4,13 +4,34 @@
 #ifndef PBD_ARENA_H_
 #define PBD_ARENA_H_
 
+#include <stdbool.h>
 #include <stddef.h>
+
+#include "pbdiff/core/status.h"
 
 #ifdef __cplusplus
 extern "C" {
 #endif
 
 typedef struct pbd_Arena pbd_Arena;
+
+/* A bound on the bytes several arenas may reserve together (those of one
+ * comparison, filled on two threads).  A block that would go over it is not
+ * allocated: the allocation returns NULL as if memory had run out, and the
+ * budget remembers it (pbd_MemBudget_Exceeded), so that the caller can say
+ * which bound was hit instead of "out of memory". */
+typedef struct pbd_MemBudget pbd_MemBudget;
+
+/* Returns a budget of `limit` bytes, or NULL when out of memory. */
+pbd_MemBudget *pbd_MemBudget_New(size_t limit);
+/* Frees the budget (after every arena charged to it).  NULL is accepted. */
+void pbd_MemBudget_Free(pbd_MemBudget *b);
+/* True when an allocation was refused for going over the bound. */
+bool pbd_MemBudget_Exceeded(const pbd_MemBudget *b);
+size_t pbd_MemBudget_Limit(const pbd_MemBudget *b);
+/* Rewrites an out-of-memory status `s` caused by the bound into the error
+ * that names it (keeping the byte offset of the message being read). */
+void pbd_MemBudget_SayExceeded(const pbd_MemBudget *b, pbd_Status *s);
 
 /* A position in the arena that pbd_Arena_Reset can return to, releasing
  * everything allocated after it (used to undo a failed speculative parse). */
@@ -41,6 +62,12 @@ size_t pbd_Arena_BytesReserved(const pbd_Arena *a);
  * `a`) and frees `other` itself.  Marks of `a` taken before must not be
  * reset to afterwards. */
 void pbd_Arena_Fuse(pbd_Arena *a, pbd_Arena *other);
+
+/* Charges every block the arena reserves from now on to `b` (and gives it
+ * back when the block is freed); NULL: no bound.  The budget must outlive
+ * the arena. */
+void pbd_Arena_SetBudget(pbd_Arena *a, pbd_MemBudget *b);
+pbd_MemBudget *pbd_Arena_Budget(const pbd_Arena *a);
 
 pbd_ArenaMark pbd_Arena_Mark(const pbd_Arena *a);
 void pbd_Arena_Reset(pbd_Arena *a, pbd_ArenaMark m);

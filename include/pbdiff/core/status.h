@@ -21,6 +21,7 @@ typedef enum {
   kPbd_Status_Io,               /* reading a file failed */
   kPbd_Status_OutOfMemory,
   kPbd_Status_Usage,            /* bad option or argument */
+  kPbd_Status_TooLarge,         /* a bound on size or memory was reached */
 } pbd_StatusCode;
 
 typedef struct {

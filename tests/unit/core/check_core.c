@@ -89,6 +89,44 @@ START_TEST(arena_mark_reset_fuse) {
 }
 END_TEST
 
+/* Two arenas share one bound: together they get no block past it, the
+ * refusal is remembered and named, and freed blocks give their bytes back. */
+START_TEST(arena_budget_bounds_arenas_together) {
+  pbd_MemBudget *b = pbd_MemBudget_New(1 << 20);
+  pbd_Arena *x = pbd_Arena_New(), *y = pbd_Arena_New();
+  pbd_Arena_SetBudget(x, b);
+  pbd_Arena_SetBudget(y, b);
+  ck_assert_ptr_eq(pbd_Arena_Budget(y), b);
+  ck_assert_ptr_nonnull(pbd_Arena_Malloc(x, 600 << 10));
+  ck_assert(!pbd_MemBudget_Exceeded(b));
+  ck_assert_ptr_null(pbd_Arena_Malloc(y, 600 << 10)); /* x holds 600 KiB of the 1 MiB */
+  ck_assert(pbd_MemBudget_Exceeded(b));
+  pbd_Status s;
+  pbd_Status_Clear(&s);
+  pbd_Status_SetErrorAt(&s, kPbd_Status_OutOfMemory, 42, "out of memory");
+  pbd_MemBudget_SayExceeded(b, &s);
+  ck_assert_int_eq(s.code, kPbd_Status_TooLarge);
+  ck_assert_str_eq(s.msg, "memory bound of 1 MiB reached reading the message at byte 42 "
+                          "(--max-memory N raises it)");
+  ck_assert(!s.has_offset); /* said once, in the message */
+  pbd_Arena_Free(x); /* its bytes return to the budget */
+  ck_assert_ptr_nonnull(pbd_Arena_Malloc(y, 600 << 10));
+  /* a mark/reset releases blocks (one is kept as spare, still counted) */
+  pbd_ArenaMark m = pbd_Arena_Mark(y);
+  ck_assert_ptr_nonnull(pbd_Arena_Malloc(y, 100 << 10));
+  pbd_Arena_Reset(y, m);
+  /* fusing into an arena with no bound moves the bytes off the budget */
+  pbd_Arena *z = pbd_Arena_New();
+  pbd_Arena_Fuse(z, y);
+  pbd_Arena *w = pbd_Arena_New();
+  pbd_Arena_SetBudget(w, b);
+  ck_assert_ptr_nonnull(pbd_Arena_Malloc(w, 900 << 10));
+  pbd_Arena_Free(w);
+  pbd_Arena_Free(z);
+  pbd_MemBudget_Free(b);
+}
+END_TEST
+
 /* ---- pbd_Buf --------------------------------------------------------------- */
 
 START_TEST(buf_appends) {
@@ -265,6 +303,7 @@ static Suite *suite(void) {
   tcase_add_test(t, arena_alignment_and_zeroing);
   tcase_add_test(t, arena_realloc_and_strndup);
   tcase_add_test(t, arena_mark_reset_fuse);
+  tcase_add_test(t, arena_budget_bounds_arenas_together);
   tcase_add_test(t, buf_appends);
   tcase_add_test(t, status_errors_and_format);
   tcase_add_test(t, status_path_prefixing);
