@@ -13,7 +13,7 @@ CFLAGS_BASE = -std=c11 -Wall -Wextra -Werror -g $(OPT) $(SAN) \
               -D_POSIX_C_SOURCE=200809L -D_DEFAULT_SOURCE -Iinclude -Ilib
 PKG_CFLAGS := $(shell pkg-config --cflags libxxhash check 2>/dev/null)
 CHECK_LIBS := $(shell pkg-config --libs check 2>/dev/null)
-LDLIBS_BASE = -lxxhash -lz -lpthread -lm $(SAN)
+LDLIBS_BASE = -lxxhash -lz -lcrypto -lpthread -lm $(SAN)
 
 LIB_SRC  := $(sort $(wildcard lib/*.c lib/*/*.c))
 LIB_HDR  := $(wildcard include/pbdiff/*.h include/pbdiff/*/*.h lib/*/*.h)
@@ -142,15 +142,15 @@ build-fuzz/fuzz.desc: testdata/proto/sem3.proto testdata/proto/sem2.proto
 build-fuzz/fuzz_compare: fuzz/fuzz_compare.c cli/rules.c cli/suggest.c $(LIB_SRC) $(LIB_HDR)
 	@mkdir -p build-fuzz
 	clang -std=c11 -g -O1 -Iinclude -Ilib -Icli -D_POSIX_C_SOURCE=200809L -D_DEFAULT_SOURCE \
-	  -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all -o $@ fuzz/fuzz_compare.c cli/rules.c cli/suggest.c $(LIB_SRC) -lxxhash -lz -lm
+	  -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all -o $@ fuzz/fuzz_compare.c cli/rules.c cli/suggest.c $(LIB_SRC) -lxxhash -lz -lcrypto -lm
 build-fuzz/fuzz_jsonpb: fuzz/fuzz_jsonpb.c $(LIB_SRC) $(LIB_HDR)
 	@mkdir -p build-fuzz
 	clang -std=c11 -g -O1 -Iinclude -Ilib -D_POSIX_C_SOURCE=200809L -D_DEFAULT_SOURCE \
-	  -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all -o $@ fuzz/fuzz_jsonpb.c $(LIB_SRC) -lxxhash -lz -lm
+	  -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all -o $@ fuzz/fuzz_jsonpb.c $(LIB_SRC) -lxxhash -lz -lcrypto -lm
 build-fuzz/fuzz_canon: fuzz/fuzz_canon.c $(LIB_SRC) $(LIB_HDR)
 	@mkdir -p build-fuzz
 	clang -std=c11 -g -O1 -Iinclude -Ilib -D_POSIX_C_SOURCE=200809L -D_DEFAULT_SOURCE \
-	  -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all -o $@ fuzz/fuzz_canon.c $(LIB_SRC) -lxxhash -lz -lm
+	  -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all -o $@ fuzz/fuzz_canon.c $(LIB_SRC) -lxxhash -lz -lcrypto -lm
 # Every harness, FUZZ_SECONDS each.
 fuzz: build-fuzz/fuzz_compare build-fuzz/fuzz_jsonpb build-fuzz/fuzz_canon build-fuzz/fuzz.desc
 	@mkdir -p build-fuzz/corpus build-fuzz/corpus-json build-fuzz/corpus-canon

@@ -313,6 +313,10 @@ static const Option kOptions[] = {
      "JSON mapping\n(one line per message); hash prints 'FINGERPRINT  FILE'\nlines or one JSON "
      "object per line",
      NULL, .set = set_plain_format},
+    {"sha256", 0, NULL, kHash, kSecOutput,
+     "the cryptographic fingerprint pbs1:<SHA-256> instead of\npbh1 (docs/security.md: which to "
+     "use when)",
+     NULL, FLAG(sha256)},
     {"color", 0, "[=WHEN]", kCompare, kSecOutput,
      "colour the text report: auto (default: when standard\noutput is a terminal and NO_COLOR is "
      "unset), always, never",
@@ -559,7 +563,13 @@ int pbd_Cli_ParseOptions(int argc, char **argv, pbd_Command cmd, pbd_CliOptions 
       char name[64];
       if (li >= 0) snprintf(name, sizeof name, "--%s", opt->name);
       else snprintf(name, sizeof name, "-%c", c);
-      die_usage(cmd, "option '%s' is for comparisons", name);
+      unsigned for_ = opt->commands;
+      char why[160];
+      snprintf(why, sizeof why, "option '%s' is for %s", name,
+               for_ & kCompare ? "comparisons"
+               : (for_ & kCat) && (for_ & kHash) ? "'pbdiff cat' and 'pbdiff hash'"
+               : for_ & kCat ? "'pbdiff cat'" : "'pbdiff hash'");
+      die_usage(cmd, "%s", why);
     }
     li = -1;
     if (!strcmp(opt->name, "help")) {

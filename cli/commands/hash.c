@@ -10,6 +10,10 @@
  * same schema, type and options; docs/hash.md specifies the scheme, so that
  * fingerprints stored today still compare with those of later versions.
  *
+ * With --sha256 the fingerprint is pbs1:<64 hex digits>, SHA-256 over the
+ * canonical serialisation of the whole tree (lib/tree/tree_digest.c), for
+ * uses where someone may try to forge a match (docs/security.md).
+ *
  * An input that cannot be read or parsed gets one error line on stderr and
  * no fingerprint; the others are still hashed, and the exit status is 2. */
 #include <inttypes.h>
@@ -20,6 +24,46 @@
 
 #include "cli.h"
 #include "pbdiff/pbdiff.h"
+
+/* One output line: "FINGERPRINT  FILE[N]" or its JSON object. */
+static void print_fingerprint(const pbd_CliOptions *eff, const char *path, size_t i,
+                              const char *fp) {
+  if (eff->json) { /* {"file": F[, "index": N], "fingerprint": H} */
+    pbd_Buf b = {0};
+    pbd_Buf_AppendStr(&b, "{\"file\": ");
+    pbd_Format_JsonString(&b, path, strlen(path));
+    if (eff->delimited) pbd_Buf_Printf(&b, ", \"index\": %zu", i);
+    pbd_Buf_Printf(&b, ", \"fingerprint\": \"%s\"}\n", fp);
+    if (b.data) fputs(b.data, stdout);
+    pbd_Buf_Free(&b);
+    return;
+  }
+  printf("%s  %s", fp, path);
+  if (eff->delimited) printf("[%zu]", i);
+  putchar('\n');
+}
+
+/* The fingerprint of message i of `in` into fp: pbh1 from the hash pass, or
+ * pbs1 from its tree (read by pbd_Cli_ReadInput). */
+static bool fingerprint(const pbd_CliOptions *eff, const pbd_CliSchema *schema,
+                        const pbd_CliInput *in, size_t i, const pbd_ReadOptions *topts,
+                        char fp[80], pbd_Status *s) {
+  if (eff->sha256) {
+    uint8_t d[32];
+    if (!pbd_Tree_Sha256(in->roots[i], topts, d)) {
+      pbd_Status_SetError(s, kPbd_Status_OutOfMemory, "SHA-256 failed (libcrypto)");
+      return false;
+    }
+    int k = snprintf(fp, 80, "%s:", PBDIFF_SHA256_SCHEME);
+    for (int j = 0; j < 32; j++) k += snprintf(fp + k, (size_t)(80 - k), "%02x", d[j]);
+    return true;
+  }
+  pbd_Hash128 h;
+  if (!pbd_Canon_Hash(schema->type, in->data, in->begin[i], in->end[i], topts, NULL, &h, s))
+    return false;
+  snprintf(fp, 80, "%s:%016" PRIx64 "%016" PRIx64, PBDIFF_HASH_SCHEME, h.hi, h.lo);
+  return true;
+}
 
 /* Hashes one input; false with the error in e when it cannot. */
 static bool hash_input(const pbd_CliOptions *eff, const char *path, pbd_CliError *e) {
@@ -34,12 +78,14 @@ static bool hash_input(const pbd_CliOptions *eff, const char *path, pbd_CliError
     pbd_ReadOptions topts = eff->compare.read;
     topts.hash_seed = 0; /* the scheme's fixed seed (docs/hash.md) */
     topts.pool = schema.pool;
-    ok = pbd_Cli_ReadInput(eff, &schema, 0, path, NULL, eff->left_format, NULL, &in, e);
+    /* pbs1 needs each message's tree; pbh1 comes from the wire */
+    ok = pbd_Cli_ReadInput(eff, &schema, 0, path, NULL, eff->left_format,
+                           eff->sha256 ? &topts : NULL, &in, e);
     for (size_t i = 0; ok && i < in.nmsgs; i++) {
-      pbd_Hash128 h;
+      char fp[80];
       pbd_Status s;
       pbd_Status_Clear(&s);
-      if (!pbd_Canon_Hash(schema.type, in.data, in.begin[i], in.end[i], &topts, NULL, &h, &s)) {
+      if (!fingerprint(eff, &schema, &in, i, &topts, fp, &s)) {
         if (eff->delimited) {
           char seg[32];
           snprintf(seg, sizeof seg, "[%zu]", i);
@@ -49,20 +95,7 @@ static bool hash_input(const pbd_CliOptions *eff, const char *path, pbd_CliError
         ok = false;
         break;
       }
-      if (eff->json) { /* {"file": F[, "index": N], "fingerprint": H} */
-        pbd_Buf b = {0};
-        pbd_Buf_AppendStr(&b, "{\"file\": ");
-        pbd_Format_JsonString(&b, path, strlen(path));
-        if (eff->delimited) pbd_Buf_Printf(&b, ", \"index\": %zu", i);
-        pbd_Buf_Printf(&b, ", \"fingerprint\": \"%s:%016" PRIx64 "%016" PRIx64 "\"}\n",
-                       PBDIFF_HASH_SCHEME, h.hi, h.lo);
-        if (b.data) fputs(b.data, stdout);
-        pbd_Buf_Free(&b);
-        continue;
-      }
-      printf("%s:%016" PRIx64 "%016" PRIx64 "  %s", PBDIFF_HASH_SCHEME, h.hi, h.lo, path);
-      if (eff->delimited) printf("[%zu]", i);
-      putchar('\n');
+      print_fingerprint(eff, path, i, fp);
     }
   }
   pbd_Cli_FreeInput(&in);

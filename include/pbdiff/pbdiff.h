@@ -38,6 +38,8 @@ extern "C" {
 /* The fingerprint scheme of `pbdiff hash` (docs/hash.md): fingerprints of
  * one scheme stay comparable across pbdiff versions. */
 #define PBDIFF_HASH_SCHEME "pbh1"
+/* The cryptographic fingerprint's scheme (pbd_Tree_Sha256, docs/hash.md). */
+#define PBDIFF_SHA256_SCHEME "pbs1"
 
 typedef struct {
   const pbd_MessageDef *type;  /* the message type; NULL compares without a schema */

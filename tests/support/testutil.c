@@ -185,6 +185,11 @@ char *tu_diff_hex(const pbd_MessageDef *t, const char *lhex, const char *rhex,
   pbd_Buf_AppendStr(&whole, "");
   ck_assert_int_eq(pbd_Diff_Run(lm, rm, d, tu_edit_line, &whole, NULL, &s), 0);
   if (hash_equal) *hash_equal = pbd_Hash128_Equal(lm->hash, rm->hash);
+  /* the cryptographic fingerprint (pbs1) agrees with the hash on equality */
+  uint8_t ls[32], rs[32];
+  ck_assert(pbd_Tree_Sha256(lm, o, ls) && pbd_Tree_Sha256(rm, o, rs));
+  ck_assert_msg((memcmp(ls, rs, 32) == 0) == pbd_Hash128_Equal(lm->hash, rm->hash),
+                "%s vs %s: pbs1 and pbh1 disagree on equality", lhex, rhex);
   /* the hash pass, with no tree, agrees with the tree on both inputs */
   pbd_Hash128 lh, rh;
   ck_assert_msg(pbd_Canon_Hash(t, l, 0, ln, o, NULL, &lh, &s), "left %s: %s", lhex, s.msg);

@@ -99,6 +99,13 @@ pbd_Message *pbd_Tree_Parse(const pbd_MessageDef *type, const uint8_t *buf, size
                             size_t end, const pbd_ReadOptions *opts, pbd_Arena *arena,
                             pbd_Status *s);
 
+/* The pbs1 fingerprint of a whole tree (docs/hash.md): SHA-256 over one
+ * self-delimiting serialisation of its canonical content, with the same
+ * normalisations as the message hash (o: float_bits, typed_fields).  Equal
+ * meanings give equal digests; two meanings with one digest would be a
+ * SHA-256 collision.  False only when the digest library fails. */
+bool pbd_Tree_Sha256(const pbd_Message *root, const pbd_ReadOptions *o, uint8_t out[32]);
+
 /* A shallow tree: each message is read one level at a time, when its fields
  * are first asked for; the sub-messages of a level carry only their hash
  * (from the cache of a hash pass over the same buffer, else computed by

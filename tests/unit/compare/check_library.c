@@ -22,7 +22,7 @@ START_TEST(library_example) {
   snprintf(cmd, sizeof cmd,
            "set -e; d=$(mktemp -d); "
            "awk '/^```c$/{on=1; next} /^```$/{on=0} on' %s/docs/library.md > $d/compare.c; "
-           "cc -std=c11 -Wall -Wextra -Werror %s -I%s/include $d/compare.c %s -lxxhash -lz -lpthread -lm -o $d/compare; "
+           "cc -std=c11 -Wall -Wextra -Werror %s -I%s/include $d/compare.c %s -lxxhash -lz -lcrypto -lpthread -lm -o $d/compare; "
            "protoc --include_imports -I%s/testdata/demo -o $d/demo.desc demo.proto; "
            "$d/compare $d/demo.desc demo.Config %s/testdata/demo/left.pb %s/testdata/demo/right.pb "
            "|| test $? = 1; "
