@@ -115,6 +115,7 @@ test: all $(TEST_BIN)
 	  PBDIFF=$(CURDIR)/$(BUILD)/pbdiff PBDIFF_ROOT=$(CURDIR) CK_FORK=yes $$t || failed="$$failed $$t"; \
 	done; \
 	if [ -n "$$failed" ]; then echo "FAILED:$$failed"; exit 1; fi
+	@$(MAKE) --no-print-directory fuzz-replay
 
 # The same suite built with AddressSanitizer + UndefinedBehaviorSanitizer.
 test-asan:
@@ -134,33 +135,7 @@ demo: deps
 clean:
 	rm -rf build build-asan build-fuzz
 
-# libFuzzer target (clang): make fuzz [FUZZ_SECONDS=60]
-FUZZ_SECONDS ?= 60
-build-fuzz/fuzz.desc: testdata/proto/sem3.proto testdata/proto/sem2.proto
-	@mkdir -p build-fuzz
-	protoc --include_imports -Itestdata/proto -I/usr/include -o$@ sem3.proto sem2.proto onnx/onnx.proto
-build-fuzz/fuzz_compare: fuzz/fuzz_compare.c cli/rules.c cli/suggest.c $(LIB_SRC) $(LIB_HDR)
-	@mkdir -p build-fuzz
-	clang -std=c11 -g -O1 -Iinclude -Ilib -Icli -D_POSIX_C_SOURCE=200809L -D_DEFAULT_SOURCE \
-	  -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all -o $@ fuzz/fuzz_compare.c cli/rules.c cli/suggest.c $(LIB_SRC) -lxxhash -lz -lcrypto -lm
-build-fuzz/fuzz_jsonpb: fuzz/fuzz_jsonpb.c $(LIB_SRC) $(LIB_HDR)
-	@mkdir -p build-fuzz
-	clang -std=c11 -g -O1 -Iinclude -Ilib -D_POSIX_C_SOURCE=200809L -D_DEFAULT_SOURCE \
-	  -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all -o $@ fuzz/fuzz_jsonpb.c $(LIB_SRC) -lxxhash -lz -lcrypto -lm
-build-fuzz/fuzz_canon: fuzz/fuzz_canon.c $(LIB_SRC) $(LIB_HDR)
-	@mkdir -p build-fuzz
-	clang -std=c11 -g -O1 -Iinclude -Ilib -D_POSIX_C_SOURCE=200809L -D_DEFAULT_SOURCE \
-	  -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all -o $@ fuzz/fuzz_canon.c $(LIB_SRC) -lxxhash -lz -lcrypto -lm
-# Every harness, FUZZ_SECONDS each.
-fuzz: build-fuzz/fuzz_compare build-fuzz/fuzz_jsonpb build-fuzz/fuzz_canon build-fuzz/fuzz.desc
-	@mkdir -p build-fuzz/corpus build-fuzz/corpus-json build-fuzz/corpus-canon
-	PBDIFF_FUZZ_DESC=build-fuzz/fuzz.desc build-fuzz/fuzz_compare -max_total_time=$(FUZZ_SECONDS) \
-	  -max_len=4096 build-fuzz/corpus fuzz/seeds
-	PBDIFF_FUZZ_DESC=build-fuzz/fuzz.desc build-fuzz/fuzz_jsonpb -max_total_time=$(FUZZ_SECONDS) \
-	  -max_len=4096 build-fuzz/corpus-json fuzz/seeds-json
-	PBDIFF_FUZZ_DESC=build-fuzz/fuzz.desc build-fuzz/fuzz_canon -max_total_time=$(FUZZ_SECONDS) \
-	  -max_len=4096 build-fuzz/corpus-canon fuzz/seeds
-.PHONY: fuzz
+include fuzz/fuzz.mk
 
 # Benchmark against cmp, cat, MessageDifferencer and protoc --decode: make bench
 # (bench/run.sh says which BENCH_* variables it reads; results in bench/results.md).
