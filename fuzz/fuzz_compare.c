@@ -5,8 +5,10 @@
  * second byte picks.  Both halves are parsed (RIGHT sharing LEFT's elements,
  * as the CLI does), compared, and every edit formatted as text and JSON.
  * The schemas come from the descriptor set named by $PBDIFF_FUZZ_DESC (made
- * by `make fuzz`).  Any crash, leak or sanitizer report is a bug; errors are
- * fine. */
+ * by `make fuzz`).  Besides the checks below (the pipeline reports what the
+ * whole trees report; different hashes give an edit, equal hashes none; a
+ * swap of the sides mirrors the edits), any crash, leak or sanitizer report
+ * is a bug; errors are fine. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -53,6 +55,31 @@ static int format_edit(void *ctx, const pbd_Edit *e) {
   pbd_Format_JsonValue(b, &e->right);
   pbd_Buf_Truncate(b, 0);
   return 0;
+}
+
+/* Edits by kind, for the mirror check. */
+static int count_kinds(void *ctx, const pbd_Edit *e) {
+  size_t *k = ctx;
+  if ((unsigned)e->kind < 8) k[e->kind]++;
+  return 0;
+}
+
+/* Swapping LEFT and RIGHT mirrors the edits: as many, added and removed
+ * exchanged, changes, presences and moves the same. */
+static void check_mirror(const pbd_Message *lm, const pbd_Message *rm, const pbd_DiffOptions *d) {
+  size_t fw[8] = {0}, bw[8] = {0}, n = 0;
+  pbd_Status s;
+  pbd_Status_Clear(&s);
+  pbd_Diff_Run(lm, rm, d, count_kinds, fw, &n, &s);
+  pbd_Diff_Run(rm, lm, d, count_kinds, bw, &n, &s);
+  bool same = fw[kPbd_Edit_Added] == bw[kPbd_Edit_Removed] &&
+              fw[kPbd_Edit_Removed] == bw[kPbd_Edit_Added];
+  for (int k = kPbd_Edit_Changed; k < 8; k++) same = same && fw[k] == bw[k];
+  if (!same) {
+    fprintf(stderr, "edits not mirrored: +%zu -%zu ~%zu vs +%zu -%zu ~%zu\n", fw[0], fw[1],
+            fw[2], bw[0], bw[1], bw[2]);
+    abort();
+  }
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
@@ -129,6 +156,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
      * a walk that finds nothing means the hashes agree */
     bool relaxed = d.rule_count || d.ignore_count || d.float_margin > 0 || d.partial;
     if (n == 0 && !relaxed && !pbd_Hash128_Equal(lm->hash, rm->hash)) abort();
+    /* and the other way: equal hashes, no edit (whatever the options) */
+    if (n != 0 && rt == t && pbd_Hash128_Equal(lm->hash, rm->hash)) abort();
+    /* a swap mirrors the edits (partial scope and relative tolerances are
+     * one-sided by design) */
+    if (rt == t && !d.partial && d.float_fraction == 0) check_mirror(lm, rm, &d);
     /* a tree always equals itself */
     size_t self = 0;
     pbd_Diff_Run(lm, lm, &d, format_edit, &b, &self, &s);

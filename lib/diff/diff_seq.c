@@ -185,23 +185,47 @@ static uint32_t most_similar(Walk *w, const Seq *q, const pbd_Value *a, const bo
   return best_score >= kPbd_Similar ? best : j1;
 }
 
-/* Scalars: a removal next to an addition is one change, in order. */
+/* The next RIGHT element from *cursor in [j0, j1) of kind k that is not
+ * moved in, or j1. */
+static uint32_t next_of_kind(const Seq *q, uint32_t *cursor, uint32_t j1, pbd_ValueKind k) {
+  while (*cursor < j1 && (q->moved_in[*cursor] || pbd_Field_Value(q->r, *cursor).kind != k))
+    (*cursor)++;
+  return *cursor;
+}
+
+/* Scalars: a removal next to an addition is one change, in order.  The
+ * values of an unknown field can be of several kinds (a varint and a group
+ * under one number): the k-th value of a kind on one side pairs with the
+ * k-th of that kind on the other, so that swapping the sides mirrors the
+ * edits. */
 static int scalar_run(Walk *w, const Seq *q, uint32_t i0, uint32_t i1, uint32_t j0, uint32_t j1) {
   size_t mark = w->path.count;
+  uint32_t cursor[kPbd_Value_Group + 1];
+  for (size_t k = 0; k < sizeof cursor / sizeof *cursor; k++) cursor[k] = j0;
+  bool *taken = calloc(j1 - j0 + 1, sizeof *taken);
+  if (!taken) {
+    w->oom = true;
+    return -1;
+  }
   int rc = 0;
-  uint32_t j = j0;
   for (uint32_t i = i0; i < i1 && !rc; i++) {
     if (q->moved_to[i] >= 0) {
       rc = moved_elem(w, q->l, i, q->r, (uint32_t)q->moved_to[i], mark);
       continue;
     }
-    while (j < j1 && q->moved_in[j]) j++;
-    pbd_Value a = pbd_Field_Value(q->l, i), b = j < j1 ? pbd_Field_Value(q->r, j) : a;
-    if (j < j1 && b.kind == a.kind) rc = changed_elem(w, q->l, i, q->r, j++, mark);
-    else rc = removed_elem(w, q->l, i, mark);
+    pbd_ValueKind k = pbd_Field_Value(q->l, i).kind;
+    uint32_t j = (unsigned)k <= kPbd_Value_Group ? next_of_kind(q, &cursor[k], j1, k) : j1;
+    if (j < j1) {
+      taken[j - j0] = true;
+      cursor[k]++;
+      rc = changed_elem(w, q->l, i, q->r, j, mark);
+    } else {
+      rc = removed_elem(w, q->l, i, mark);
+    }
   }
-  for (; j < j1 && !rc; j++)
-    if (!q->moved_in[j]) rc = added_elem(w, q->r, j, mark);
+  for (uint32_t j = j0; j < j1 && !rc; j++)
+    if (!q->moved_in[j] && !taken[j - j0]) rc = added_elem(w, q->r, j, mark);
+  free(taken);
   return rc;
 }
 
