@@ -13,9 +13,11 @@
  *     and not where a move takes part.
  *  3. In each run between matched elements, what is left pairs up: scalars
  *     in order (a removal next to an addition is one change), one message
- *     facing one message as a change, more messages each with the most
- *     similar free one within a window, wherever it stands (similarity: the
- *     share of equal fields, at least half); the rest are removed or added.
+ *     facing one message as a change, more messages by similarity (the share
+ *     of equal fields, at least half): of the pairs within a window of each
+ *     other's place, the most alike first, then the closest; the rest are
+ *     removed or added.  Each choice reads the same with the sides swapped,
+ *     so swapping LEFT and RIGHT mirrors the edits.
  *
  * A changed element's path segment carries both indices (`v[2]` in LEFT
  * is `v[3]` in RIGHT), which text reports show as `v[2->3]`. */
@@ -168,23 +170,6 @@ static uint32_t not_moved(const Seq *q, uint32_t i0, uint32_t i1, uint32_t j0, u
   return nl;
 }
 
-/* The free RIGHT message in [j0, j1) most similar to a (at least half
- * alike), looking at a window around the place proportional to a's, or j1. */
-static uint32_t most_similar(Walk *w, const Seq *q, const pbd_Value *a, const bool *taken,
-                             uint32_t guess, uint32_t j0, uint32_t j1) {
-  uint32_t from = guess > j0 + kPairWindow / 2 ? guess - kPairWindow / 2 : j0;
-  uint32_t to = j1 - from > kPairWindow ? from + kPairWindow : j1;
-  uint32_t best = j1;
-  double best_score = 0;
-  for (uint32_t k = from; k < to; k++) {
-    if (q->moved_in[k] || taken[k - j0]) continue;
-    pbd_Value b = pbd_Field_Value(q->r, k);
-    double score = dw_similarity(w, a, &b);
-    if (score > best_score) best = k, best_score = score;
-  }
-  return best_score >= kPbd_Similar ? best : j1;
-}
-
 /* The next RIGHT element from *cursor in [j0, j1) of kind k that is not
  * moved in, or j1. */
 static uint32_t next_of_kind(const Seq *q, uint32_t *cursor, uint32_t j1, pbd_ValueKind k) {
@@ -229,43 +214,105 @@ static int scalar_run(Walk *w, const Seq *q, uint32_t i0, uint32_t i1, uint32_t 
   return rc;
 }
 
+/* A candidate pair of a run's leftover messages, LEFT i with RIGHT j. */
+typedef struct {
+  double score;   /* similarity, at least kPbd_Similar */
+  uint64_t skew;  /* |ri * nR - rj * nL|: how far apart their places are */
+  uint32_t i, j;
+  uint32_t sum;   /* ri + rj */
+} Cand;
+
+/* Best first: more alike, then closer in place, then earlier.  Every key is
+ * the same with the sides swapped, and two candidates tied on all of them
+ * share no element, so the pairs taken do not depend on which side is
+ * LEFT. */
+static int cand_order(const void *x, const void *y) {
+  const Cand *a = x, *b = y;
+  if (a->score != b->score) return a->score > b->score ? -1 : 1;
+  if (a->skew != b->skew) return a->skew < b->skew ? -1 : 1;
+  if (a->sum != b->sum) return a->sum < b->sum ? -1 : 1;
+  return a->i < b->i ? -1 : a->i > b->i;
+}
+
+/* Pairs the run's leftover messages: every pair within kPairWindow of
+ * each other's place (places scaled to the longer side) that is at least
+ * half alike, taken best first.  partner[i - i0] gets RIGHT's index or j1. */
+static bool pair_by_similarity(Walk *w, const Seq *q, uint32_t i0, uint32_t i1, uint32_t j0,
+                               uint32_t j1, uint32_t *partner, bool *taken) {
+  uint64_t nL = i1 - i0, nR = j1 - j0, longer = nL > nR ? nL : nR;
+  uint64_t reach = (uint64_t)kPairWindow / 2 * longer;
+  Cand *c = NULL;
+  size_t n = 0, cap = 0;
+  for (uint32_t i = i0; i < i1; i++) {
+    partner[i - i0] = j1;
+    if (q->moved_to[i] >= 0) continue;
+    pbd_Value a = pbd_Field_Value(q->l, i);
+    uint64_t at = (uint64_t)(i - i0) * nR; /* |at - rj * nL| < reach */
+    uint64_t lo = at > reach ? (at - reach) / nL : 0, hi = (at + reach) / nL + 1;
+    for (uint64_t j = j0 + lo; j < j1 && j < j0 + hi; j++) {
+      if (q->moved_in[j]) continue;
+      uint64_t place = (j - j0) * nL, skew = place > at ? place - at : at - place;
+      if (skew >= reach) continue;
+      pbd_Value b = pbd_Field_Value(q->r, (uint32_t)j);
+      double score = dw_similarity(w, &a, &b);
+      if (score < kPbd_Similar) continue;
+      if (n == cap) {
+        cap = cap ? cap * 2 : 64;
+        Cand *nc = realloc(c, cap * sizeof *c);
+        if (!nc) {
+          free(c);
+          return false;
+        }
+        c = nc;
+      }
+      c[n++] = (Cand){score, skew, i, (uint32_t)j, (i - i0) + (uint32_t)(j - j0)};
+    }
+  }
+  if (n) qsort(c, n, sizeof *c, cand_order);
+  for (size_t k = 0; k < n; k++) {
+    if (partner[c[k].i - i0] != j1 || taken[c[k].j - j0]) continue;
+    partner[c[k].i - i0] = c[k].j;
+    taken[c[k].j - j0] = true;
+  }
+  free(c);
+  return true;
+}
+
 /* Messages: one facing one is a change, however little of it stayed (a
- * message of one field, say); more pair each with its most similar partner,
- * wherever it stands in the run; the rest are removed, then added. */
+ * message of one field, say); more pair by similarity (pair_by_similarity),
+ * wherever they stand in the run; the rest are removed, then added. */
 static int message_run(Walk *w, const Seq *q, uint32_t i0, uint32_t i1, uint32_t j0, uint32_t j1) {
   size_t mark = w->path.count;
   uint32_t nr, nl = not_moved(q, i0, i1, j0, j1, &nr);
-  bool one_for_one = nl == 1 && nr == 1;
   bool *taken = calloc(j1 - j0 + 1, sizeof *taken);
-  if (!taken) {
+  uint32_t *partner = malloc((i1 - i0 + 1) * sizeof *partner);
+  bool ok = taken && partner;
+  if (ok && nl == 1 && nr == 1) { /* the two of the same kind, whatever their likeness */
+    uint32_t i = i0, j = j0;
+    while (q->moved_to[i] >= 0) i++;
+    while (q->moved_in[j]) j++;
+    for (uint32_t k = 0; k < i1 - i0; k++) partner[k] = j1;
+    if (pbd_Field_Value(q->l, i).kind == pbd_Field_Value(q->r, j).kind) {
+      partner[i - i0] = j;
+      taken[j - j0] = true;
+    }
+  } else if (ok) {
+    ok = pair_by_similarity(w, q, i0, i1, j0, j1, partner, taken);
+  }
+  if (!ok) {
+    free(taken), free(partner);
     w->oom = true;
     return -1;
   }
   int rc = 0;
   for (uint32_t i = i0; i < i1 && !rc; i++) {
-    if (q->moved_to[i] >= 0) {
-      rc = moved_elem(w, q->l, i, q->r, (uint32_t)q->moved_to[i], mark);
-      continue;
-    }
-    pbd_Value a = pbd_Field_Value(q->l, i);
-    uint32_t found = j1;
-    if (one_for_one) {
-      for (uint32_t k = j0; k < j1; k++)
-        if (!q->moved_in[k] && pbd_Field_Value(q->r, k).kind == a.kind) found = k;
-    } else if (nr) {
-      uint32_t guess = j0 + (uint32_t)((uint64_t)(i - i0) * (j1 - j0) / (i1 - i0));
-      found = most_similar(w, q, &a, taken, guess, j0, j1);
-    }
-    if (found == j1) {
-      rc = removed_elem(w, q->l, i, mark);
-      continue;
-    }
-    taken[found - j0] = true;
-    rc = changed_elem(w, q->l, i, q->r, found, mark);
+    if (q->moved_to[i] >= 0) rc = moved_elem(w, q->l, i, q->r, (uint32_t)q->moved_to[i], mark);
+    else if (partner[i - i0] == j1) rc = removed_elem(w, q->l, i, mark);
+    else rc = changed_elem(w, q->l, i, q->r, partner[i - i0], mark);
   }
   for (uint32_t j = j0; j < j1 && !rc; j++)
     if (!q->moved_in[j] && !taken[j - j0]) rc = added_elem(w, q->r, j, mark);
-  free(taken);
+  free(taken), free(partner);
   return rc;
 }
 
