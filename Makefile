@@ -116,6 +116,7 @@ test: all $(TEST_BIN)
 	done; \
 	if [ -n "$$failed" ]; then echo "FAILED:$$failed"; exit 1; fi
 	@$(MAKE) --no-print-directory fuzz-replay
+	@$(MAKE) --no-print-directory oracle
 
 # The same suite built with AddressSanitizer + UndefinedBehaviorSanitizer.
 test-asan:
@@ -136,6 +137,7 @@ clean:
 	rm -rf build build-asan build-fuzz
 
 include fuzz/fuzz.mk
+include tests/oracle/oracle.mk
 
 # Benchmark against cmp, cat, MessageDifferencer and protoc --decode: make bench
 # (bench/run.sh says which BENCH_* variables it reads; results in bench/results.md).

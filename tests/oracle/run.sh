@@ -1,0 +1,99 @@
+#!/bin/sh
+# The differential oracle: pbdiff's verdicts next to the C++ protobuf
+# library's MessageDifferencer (tests/oracle/oracle.cc) on every model and
+# tensor of Debian's libonnx-testdata.
+#
+#   tests/oracle/run.sh PBDIFF ORACLE WORKDIR
+#
+# For each file the library parses (model.onnx as onnx.ModelProto, *.pb as
+# onnx.TensorProto), three pairs:
+#   L/F vs R/F  the file and its re-encoding by oracle.cc (fields reversed,
+#               packing flipped, sub-messages in two parts): both must say equal;
+#   L/F vs M/F  the file and the re-encoding with one value changed: both must
+#               say differ;
+#   L/F vs X/F  a test's input_N.pb and its output_N.pb: both must agree.
+# pbdiff reads each set of pairs in one `pbdiff -r --summary` run, with a
+# .pbdiff naming the schema and types.  The one documented rule difference
+# (docs/semantics.md, "Where pbdiff and MessageDifferencer differ"): a NaN
+# equals a NaN in pbdiff, never in MessageDifferencer's default; a file
+# holding a NaN may be equal to pbdiff and differ to MessageDifferencer.
+# Anything else is printed and fails the run.
+set -eu
+P=$1 O=$2 W=$3
+DATA=/usr/share/libonnx-testdata/data
+[ -d "$DATA" ] || { echo "oracle: $DATA missing (apt-get install libonnx-testdata)" >&2; exit 1; }
+rm -rf "$W"
+mkdir -p "$W"
+protoc --include_imports -I/usr/include -o"$W/onnx.desc" onnx/onnx.proto
+
+find "$DATA" -type f \( -name '*.pb' -o -name 'model.onnx' \) | LC_ALL=C sort | while read -r f; do
+  case $f in *.onnx) t=onnx.ModelProto ;; *) t=onnx.TensorProto ;; esac
+  printf '%s\t%s\t%s\n' "$t" "$f" "${f#"$DATA"/}"
+done > "$W/list"
+"$O" prepare "$W/onnx.desc" "$W" < "$W/list" > "$W/prepared"
+
+# X: each input_N.pb faces its test's output_N.pb
+while IFS="$(printf '\t')" read -r name flags; do
+  case $name in */input_*.pb) ;; *) continue ;; esac
+  out="$(dirname "$name")/output_${name##*/input_}"
+  [ -f "$W/L/$out" ] || continue
+  mkdir -p "$W/X/$(dirname "$name")"
+  cp "$W/L/$out" "$W/X/$name"
+done < "$W/prepared"
+
+cat > "$W/.pbdiff" <<EOF
+[file "*.onnx"]
+	schema = onnx.desc
+	type = onnx.ModelProto
+[file "*.pb"]
+	schema = onnx.desc
+	type = onnx.TensorProto
+EOF
+
+for side in R M X; do
+  # exit 1 (some differ) is a verdict, not a failure
+  (cd "$W" && "$P" -r --summary L "$side" > "pbdiff.$side" 2> "pbdiff.$side.err") || [ $? -eq 1 ]
+  [ -s "$W/pbdiff.$side.err" ] && { cat "$W/pbdiff.$side.err" >&2; exit 1; }
+  awk -F '\t' -v s="$side" -v w="$W" '{ t = $1 ~ /\.onnx$/ ? "onnx.ModelProto" : "onnx.TensorProto";
+      if (system("test -f " w "/" s "/" $1) == 0) print t "\t" w "/L/" $1 "\t" w "/" s "/" $1 }' \
+    "$W/prepared" > "$W/pairs.$side"
+  "$O" md "$W/onnx.desc" < "$W/pairs.$side" > "$W/md.$side"
+done
+
+python3 - "$W" <<'EOF'
+import sys
+w = sys.argv[1]
+flags = dict(l.rstrip("\n").split("\t") for l in open(f"{w}/prepared"))
+bad, counts = [], {}
+for side, want in (("R", "equal"), ("M", "differ"), ("X", None)):
+    pb = {}
+    for line in open(f"{w}/pbdiff.{side}"):
+        verdict, _, name = line.rstrip("\n").partition(" ")
+        if verdict in ("equal", "differ"):
+            pb[name] = verdict
+    pairs = [l.rstrip("\n").split("\t") for l in open(f"{w}/pairs.{side}")]
+    md = [l.strip() for l in open(f"{w}/md.{side}")]
+    assert len(pairs) == len(md), (side, len(pairs), len(md))
+    agree = nan = 0
+    for (t, l, r), m in zip(pairs, md):
+        name = l.split("/L/", 1)[1]
+        p = pb.get(name, "missing")
+        ok = p == m and (want is None or p == want)
+        if not ok and flags.get(name) == "nan" and p == "equal" and m == "differ" and side != "M":
+            nan += 1  # the documented rule difference
+            continue
+        if not ok:
+            bad.append(f"{side} {name}: pbdiff {p}, MessageDifferencer {m}" +
+                       (f", expected {want}" if want else ""))
+        else:
+            agree += 1
+    counts[side] = (len(pairs), agree, nan)
+for side, (n, agree, nan) in counts.items():
+    what = {"R": "re-encodings", "M": "one value changed", "X": "input vs output"}[side]
+    print(f"oracle: {what}: {n} pairs, {agree} agree, {nan} differ only by NaN (documented)")
+for b in bad[:30]:
+    print("oracle: DISAGREE " + b)
+if bad:
+    print(f"oracle: {len(bad)} disagreements")
+    sys.exit(1)
+EOF
