@@ -117,6 +117,7 @@ test: all $(TEST_BIN)
 	if [ -n "$$failed" ]; then echo "FAILED:$$failed"; exit 1; fi
 	@$(MAKE) --no-print-directory fuzz-replay
 	@$(MAKE) --no-print-directory oracle
+	@$(MAKE) --no-print-directory property
 
 # The same suite built with AddressSanitizer + UndefinedBehaviorSanitizer.
 test-asan:
@@ -138,6 +139,7 @@ clean:
 
 include fuzz/fuzz.mk
 include tests/oracle/oracle.mk
+include tests/property/property.mk
 
 # Benchmark against cmp, cat, MessageDifferencer and protoc --decode: make bench
 # (bench/run.sh says which BENCH_* variables it reads; results in bench/results.md).

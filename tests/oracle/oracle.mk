@@ -2,7 +2,6 @@
 # by make test: pbdiff next to the C++ library's MessageDifferencer on every
 # file of libonnx-testdata.  The oracle itself is the reference, so it is
 # built without the sanitizers; the pbdiff it checks is this build's.
-CXX ?= c++
 $(BUILD)/oracle/oracle: tests/oracle/oracle.cc
 	@mkdir -p $(dir $@)
 	$(CXX) -std=c++17 -O1 -Wall -Wextra -Werror -o $@ $< $(shell pkg-config --cflags --libs protobuf)
