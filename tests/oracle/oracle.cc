@@ -36,6 +36,12 @@
 #include <sys/stat.h>
 #include <vector>
 
+#include "wire_writer.hh"
+
+using wire_writer::PutFixed;
+using wire_writer::ScalarBits;
+using wire_writer::WireOf;
+
 namespace pb = google::protobuf;
 using FD = pb::FieldDescriptor;
 
@@ -72,12 +78,6 @@ static void PutVarint(std::string* o, uint64_t v) {
   }
   o->push_back(static_cast<char>(v));
 }
-static void PutFixed32(std::string* o, uint32_t v) {
-  for (int i = 0; i < 4; i++) o->push_back(static_cast<char>(v >> (8 * i)));
-}
-static void PutFixed64(std::string* o, uint64_t v) {
-  for (int i = 0; i < 8; i++) o->push_back(static_cast<char>(v >> (8 * i)));
-}
 static void PutTag(std::string* o, int number, int wire) {
   PutVarint(o, (static_cast<uint64_t>(number) << 3) | static_cast<uint64_t>(wire));
 }
@@ -87,73 +87,14 @@ static void PutLen(std::string* o, int number, const std::string& payload) {
   o->append(payload);
 }
 
-static int WireOf(const FD* f) {
-  switch (f->type()) {
-    case FD::TYPE_DOUBLE: case FD::TYPE_FIXED64: case FD::TYPE_SFIXED64: return 1;
-    case FD::TYPE_FLOAT: case FD::TYPE_FIXED32: case FD::TYPE_SFIXED32: return 5;
-    case FD::TYPE_STRING: case FD::TYPE_BYTES: case FD::TYPE_MESSAGE: return 2;
-    case FD::TYPE_GROUP: return 3;
-    default: return 0;
-  }
-}
 
 // One scalar value, without its tag (element i of a repeated field, or -1).
 static void PutScalar(std::string* o, const pb::Message& m, const FD* f, int i) {
-  const pb::Reflection* r = m.GetReflection();
-  bool rep = i >= 0;
-  switch (f->type()) {
-    case FD::TYPE_DOUBLE: {
-      double d = rep ? r->GetRepeatedDouble(m, f, i) : r->GetDouble(m, f);
-      uint64_t b;
-      memcpy(&b, &d, 8);
-      PutFixed64(o, b);
-      break;
-    }
-    case FD::TYPE_FLOAT: {
-      float x = rep ? r->GetRepeatedFloat(m, f, i) : r->GetFloat(m, f);
-      uint32_t b;
-      memcpy(&b, &x, 4);
-      PutFixed32(o, b);
-      break;
-    }
-    case FD::TYPE_INT64: case FD::TYPE_SFIXED64: case FD::TYPE_SINT64: {
-      int64_t v = rep ? r->GetRepeatedInt64(m, f, i) : r->GetInt64(m, f);
-      if (f->type() == FD::TYPE_SFIXED64) PutFixed64(o, static_cast<uint64_t>(v));
-      else if (f->type() == FD::TYPE_SINT64)
-        PutVarint(o, (static_cast<uint64_t>(v) << 1) ^ static_cast<uint64_t>(v >> 63));
-      else PutVarint(o, static_cast<uint64_t>(v));
-      break;
-    }
-    case FD::TYPE_UINT64: case FD::TYPE_FIXED64: {
-      uint64_t v = rep ? r->GetRepeatedUInt64(m, f, i) : r->GetUInt64(m, f);
-      if (f->type() == FD::TYPE_FIXED64) PutFixed64(o, v);
-      else PutVarint(o, v);
-      break;
-    }
-    case FD::TYPE_INT32: case FD::TYPE_SFIXED32: case FD::TYPE_SINT32: {
-      int32_t v = rep ? r->GetRepeatedInt32(m, f, i) : r->GetInt32(m, f);
-      if (f->type() == FD::TYPE_SFIXED32) PutFixed32(o, static_cast<uint32_t>(v));
-      else if (f->type() == FD::TYPE_SINT32)
-        PutVarint(o, (static_cast<uint32_t>(v) << 1) ^ static_cast<uint32_t>(v >> 31));
-      else PutVarint(o, static_cast<uint64_t>(static_cast<int64_t>(v)));  // sign-extended
-      break;
-    }
-    case FD::TYPE_UINT32: case FD::TYPE_FIXED32: {
-      uint32_t v = rep ? r->GetRepeatedUInt32(m, f, i) : r->GetUInt32(m, f);
-      if (f->type() == FD::TYPE_FIXED32) PutFixed32(o, v);
-      else PutVarint(o, v);
-      break;
-    }
-    case FD::TYPE_BOOL:
-      PutVarint(o, (rep ? r->GetRepeatedBool(m, f, i) : r->GetBool(m, f)) ? 1 : 0);
-      break;
-    case FD::TYPE_ENUM:
-      PutVarint(o, static_cast<uint64_t>(static_cast<int64_t>(
-                       rep ? r->GetRepeatedEnumValue(m, f, i) : r->GetEnumValue(m, f))));
-      break;
-    default:
-      break;
-  }
+  uint64_t bits = ScalarBits(m, f, i);
+  int wire = WireOf(f);
+  if (wire == 1) PutFixed(o, bits, 8);
+  else if (wire == 5) PutFixed(o, bits, 4);
+  else PutVarint(o, bits);
 }
 
 static std::string Reencode(const pb::Message& m, unsigned* turn);

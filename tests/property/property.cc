@@ -35,6 +35,12 @@
 #include <sys/stat.h>
 #include <vector>
 
+#include "wire_writer.hh"
+
+using wire_writer::PutFixed;
+using wire_writer::ScalarBits;
+using wire_writer::WireOf;
+
 namespace pb = google::protobuf;
 using FD = pb::FieldDescriptor;
 
@@ -55,7 +61,6 @@ static std::string RandomString() {
 }
 
 static void Fill(pb::Message* m, int depth);
-static uint64_t ScalarBits(const pb::Message& m, const FD* f, int i);
 
 // A random value for field f of m (element `add` of a repeated field).
 static void SetRandom(pb::Message* m, const FD* f, int depth) {
@@ -178,9 +183,6 @@ static void PutVarintMax(std::string* o, uint64_t v, int max) {
 }
 static void PutVarint(std::string* o, uint64_t v) { PutVarintMax(o, v, 10); }
 static void PutVarint32(std::string* o, uint64_t v) { PutVarintMax(o, v, 5); }
-static void PutFixed(std::string* o, uint64_t v, int n) {
-  for (int i = 0; i < n; i++) o->push_back(static_cast<char>(v >> (8 * i)));
-}
 static void PutTag(std::string* o, int number, int wire) {
   PutVarint32(o, (static_cast<uint64_t>(number) << 3) | static_cast<uint64_t>(wire));
 }
@@ -190,57 +192,7 @@ static void PutLen(std::string* o, int number, const std::string& payload) {
   o->append(payload);
 }
 
-static int WireOf(const FD* f) {
-  switch (f->type()) {
-    case FD::TYPE_DOUBLE: case FD::TYPE_FIXED64: case FD::TYPE_SFIXED64: return 1;
-    case FD::TYPE_FLOAT: case FD::TYPE_FIXED32: case FD::TYPE_SFIXED32: return 5;
-    case FD::TYPE_STRING: case FD::TYPE_BYTES: case FD::TYPE_MESSAGE: return 2;
-    case FD::TYPE_GROUP: return 3;
-    default: return 0;
-  }
-}
 
-// A scalar's bits as the wire carries them (before varint or fixed coding).
-static uint64_t ScalarBits(const pb::Message& m, const FD* f, int i) {
-  const pb::Reflection* r = m.GetReflection();
-  bool rep = i >= 0;
-  switch (f->type()) {
-    case FD::TYPE_DOUBLE: {
-      double d = rep ? r->GetRepeatedDouble(m, f, i) : r->GetDouble(m, f);
-      uint64_t b;
-      memcpy(&b, &d, 8);
-      return b;
-    }
-    case FD::TYPE_FLOAT: {
-      float x = rep ? r->GetRepeatedFloat(m, f, i) : r->GetFloat(m, f);
-      uint32_t b;
-      memcpy(&b, &x, 4);
-      return b;
-    }
-    case FD::TYPE_SINT64: {
-      int64_t v = rep ? r->GetRepeatedInt64(m, f, i) : r->GetInt64(m, f);
-      return (static_cast<uint64_t>(v) << 1) ^ static_cast<uint64_t>(v >> 63);
-    }
-    case FD::TYPE_INT64: case FD::TYPE_SFIXED64:
-      return static_cast<uint64_t>(rep ? r->GetRepeatedInt64(m, f, i) : r->GetInt64(m, f));
-    case FD::TYPE_UINT64: case FD::TYPE_FIXED64:
-      return rep ? r->GetRepeatedUInt64(m, f, i) : r->GetUInt64(m, f);
-    case FD::TYPE_SINT32: {
-      int32_t v = rep ? r->GetRepeatedInt32(m, f, i) : r->GetInt32(m, f);
-      return (static_cast<uint32_t>(v) << 1) ^ static_cast<uint32_t>(v >> 31);
-    }
-    case FD::TYPE_SFIXED32:
-      return static_cast<uint32_t>(rep ? r->GetRepeatedInt32(m, f, i) : r->GetInt32(m, f));
-    case FD::TYPE_INT32:  // negative int32 is sign-extended on the wire
-      return static_cast<uint64_t>(static_cast<int64_t>(rep ? r->GetRepeatedInt32(m, f, i) : r->GetInt32(m, f)));
-    case FD::TYPE_UINT32: case FD::TYPE_FIXED32:
-      return rep ? r->GetRepeatedUInt32(m, f, i) : r->GetUInt32(m, f);
-    case FD::TYPE_BOOL: return (rep ? r->GetRepeatedBool(m, f, i) : r->GetBool(m, f)) ? 1 : 0;
-    case FD::TYPE_ENUM:
-      return static_cast<uint64_t>(static_cast<int64_t>(rep ? r->GetRepeatedEnumValue(m, f, i) : r->GetEnumValue(m, f)));
-    default: return 0;
-  }
-}
 
 static void PutScalarValue(std::string* o, const FD* f, uint64_t bits) {
   int wire = WireOf(f);

@@ -5,9 +5,9 @@
 # without the sanitizers; the pbdiff it checks is this build's.
 
 PROPERTY_CASES ?= 1000
-$(BUILD)/property/property: tests/property/property.cc
+$(BUILD)/property/property: tests/property/property.cc tests/support/wire_writer.hh
 	@mkdir -p $(dir $@)
-	$(CXX) -std=c++17 -O1 -Wall -Wextra -Werror -o $@ $< $(shell pkg-config --cflags --libs protobuf)
+	$(CXX) -std=c++17 -O1 -Wall -Wextra -Werror -Itests/support -o $@ $< $(shell pkg-config --cflags --libs protobuf)
 
 property: all $(BUILD)/property/property testdata/proto/prop.proto
 	@tests/property/run.sh $(CURDIR)/$(BUILD)/pbdiff $(CURDIR)/$(BUILD)/property/property \
