@@ -7,16 +7,18 @@
 #                                 make test, so of both passes of make check
 #
 # fuzz/fuzz_NAME.c is a harness; fuzz_seeds_NAME lists its seed directories.
-FUZZ_HARNESSES := compare canon jsonpb cat schema config
+FUZZ_HARNESSES := compare canon jsonpb cat schema config git
 fuzz_seeds_compare := fuzz/seeds
 fuzz_seeds_canon   := fuzz/seeds
 fuzz_seeds_jsonpb  := fuzz/seeds-json
 fuzz_seeds_cat     := fuzz/seeds
 fuzz_seeds_schema  := fuzz/seeds-schema
 fuzz_seeds_config  := fuzz/seeds-config
-# Harnesses that call into cli/ (match rules, the config parser) link it, but not its main.
+fuzz_seeds_git     := fuzz/seeds-git
+# Harnesses that call into cli/ (match rules, the config parser, the git driver) link it,
+# but not its main.
 FUZZ_CLI_SRC := $(filter-out cli/main.c,$(CLI_SRC))
-FUZZ_WITH_CLI := compare config
+FUZZ_WITH_CLI := compare config git
 fuzz_cli = $(if $(filter $(1),$(FUZZ_WITH_CLI)),$(FUZZ_CLI_SRC))
 FUZZ_SECONDS ?= 60
 FUZZ_LIBS = -lxxhash -lz -lcrypto -lpthread -lm

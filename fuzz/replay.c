@@ -9,6 +9,7 @@
  * by crashing or aborting (or through a sanitizer), so reaching the end is
  * the pass: the driver prints how many inputs it ran and exits 0. */
 #include <dirent.h>
+#include <limits.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -82,6 +83,15 @@ static long run_dir(const char *dir) {
 }
 
 int main(int argc, char **argv) {
+  /* absolute paths first: a harness may change directory as it starts */
+  for (int i = 1; i < argc; i++) {
+    char *abs = realpath(argv[i], NULL);
+    if (!abs) {
+      fprintf(stderr, "replay: no such file or directory: %s\n", argv[i]);
+      return 2;
+    }
+    argv[i] = abs; /* kept to the end */
+  }
   if (LLVMFuzzerInitialize) LLVMFuzzerInitialize(&argc, &argv);
   long ran = 0;
   for (int i = 1; i < argc; i++) {
@@ -94,6 +104,6 @@ int main(int argc, char **argv) {
     if (r < 0) return 2;
     ran += r;
   }
-  printf("%s: %ld inputs replayed\n", argv[0], ran);
+  fprintf(stderr, "%s: %ld inputs replayed\n", argv[0], ran); /* stdout may be the harness's */
   return 0;
 }
