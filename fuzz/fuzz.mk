@@ -37,10 +37,14 @@ build-fuzz/fuzz_%: fuzz/fuzz_%.c fuzz/fuzz_pool.h $(LIB_SRC) $(LIB_HDR) $(CLI_SR
 # The seeds of harness $(1), and the inputs of its past findings.
 fuzz_inputs = $(fuzz_seeds_$(1)) $(wildcard fuzz/regressions/$(1))
 
+# Paths are absolute: a harness may change directory (fuzz_git does).
+# fuzz_flags_NAME: a harness's own libFuzzer flags.
+fuzz_flags_git := -close_fd_mask=2
 fuzz: $(FUZZ_HARNESSES:%=build-fuzz/fuzz_%) build-fuzz/fuzz.desc
 	@$(foreach h,$(FUZZ_HARNESSES),mkdir -p build-fuzz/corpus-$(h) && \
-	  PBDIFF_FUZZ_DESC=build-fuzz/fuzz.desc build-fuzz/fuzz_$(h) -max_total_time=$(FUZZ_SECONDS) \
-	  -max_len=4096 -print_final_stats=1 build-fuzz/corpus-$(h) $(call fuzz_inputs,$(h)) &&) true
+	  PBDIFF_FUZZ_DESC=$(CURDIR)/build-fuzz/fuzz.desc build-fuzz/fuzz_$(h) \
+	  -max_total_time=$(FUZZ_SECONDS) -max_len=4096 -print_final_stats=1 $(fuzz_flags_$(h)) \
+	  $(CURDIR)/build-fuzz/corpus-$(h) $(addprefix $(CURDIR)/,$(call fuzz_inputs,$(h))) &&) true
 
 # Replay: the same harnesses with this build's compiler, flags and sanitizers.
 FUZZ_REPLAY := $(FUZZ_HARNESSES:%=$(BUILD)/fuzz/replay_%)
