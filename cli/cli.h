@@ -14,6 +14,7 @@
 
 #include "pbdiff/diff/diff.h"
 #include "pbdiff/pbdiff.h"
+#include "pbdiff/inputs/framing.h"
 #include "report/report.h"
 #include "pbdiff/schema/schema.h"
 #include "pbdiff/tree/tree.h"
@@ -60,7 +61,8 @@ typedef struct {
   pbd_StrList left_schemas, right_schemas; /* --left-schema/--right-schema */
   const char *left_type, *right_type;
   /* inputs */
-  bool delimited;
+  bool delimited;                          /* inputs are streams (--delimited, --framing) */
+  pbd_Framing framing;                     /* --framing; None with delimited: varint prefixes */
   long long skip_prefix;                   /* -1: not given */
   pbd_InputFormat left_format, right_format;
   /* comparison */

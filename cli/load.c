@@ -364,8 +364,6 @@ done:
   return ok;
 }
 
-/* Splits a delimited stream into message spans. */
-
 bool pbd_Cli_ReadInput(const pbd_CliOptions *o, const pbd_CliSchema *schema, int side,
                        const char *path, const char *display, pbd_InputFormat format,
                        const pbd_ReadOptions *topts, pbd_CliInput *in, pbd_CliError *e) {
@@ -444,9 +442,19 @@ bool pbd_Cli_ReadInput(const pbd_CliOptions *o, const pbd_CliSchema *schema, int
     return false;
   }
   if (o->delimited) {
-    if (!pbd_Input_SplitDelimited(in->data, in->size, &in->begin, &in->end, &in->nmsgs, &s)) {
+    pbd_Framing f = o->framing ? o->framing : kPbd_Framing_Delimited;
+    pbd_Buf inflated = {0}; /* gRPC messages that were compressed */
+    if (!pbd_Input_SplitFramed(f, in->data, in->size, max_input(o), &inflated, &in->begin,
+                               &in->end, &in->nmsgs, &s)) {
+      pbd_Buf_Free(&inflated);
       pbd_CliError_FromStatus(e, in->name, &s);
       return false;
+    }
+    if (inflated.data) { /* the spans are in the inflated messages */
+      pbd_Buf_Free(owned);
+      *owned = inflated;
+      in->data = (const uint8_t *)owned->data;
+      in->size = owned->len;
     }
   } else {
     in->begin = malloc(sizeof *in->begin);

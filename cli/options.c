@@ -125,6 +125,18 @@ static bool set_count_size(pbd_CliOptions *o, const Option *opt, const char *arg
   return true;
 }
 
+/* --framing NAME: the inputs are streams cut that way. */
+static bool set_framing(pbd_CliOptions *o, const Option *opt, const char *arg, char *why, size_t n) {
+  pbd_Framing f;
+  if (!pbd_Framing_FromName(arg, &f)) {
+    snprintf(why, n, "--%s wants delimited, tfrecord or grpc, not '%s'", opt->name, arg);
+    return false;
+  }
+  o->framing = f;
+  o->delimited = true;
+  return true;
+}
+
 /* A float tolerance: finite and not negative. */
 static bool set_tolerance(pbd_CliOptions *o, const Option *opt, const char *arg, char *why, size_t n) {
   char *end;
@@ -242,6 +254,11 @@ static const Option kOptions[] = {
     /* inputs */
     {"delimited", 0, NULL, kAll, kSecInputs, "inputs are streams of varint length-prefixed messages",
      NULL, FLAG(delimited), .config_key = "delimited"},
+    {"framing", 0, "NAME", kAll, kSecInputs,
+     "inputs are streams of messages framed as NAME: delimited\n(as --delimited), tfrecord "
+     "(TensorFlow's TFRecord, CRCs\nchecked) or grpc (gRPC's 5-byte prefix; compressed\n"
+     "messages are inflated)",
+     NULL, .set = set_framing, .config_key = "framing"},
     {"skip-prefix", 0, "N", kAll, kSecInputs, "drop the first N bytes of each input (a fixed header)",
      NULL, .set = set_count_ll, .field = FIELD(skip_prefix), .min = 0, .max = 1LL << 40,
      .config_key = "skip-prefix"},

@@ -128,7 +128,9 @@ static void hint_encoding(const pbd_CliInput *in, const pbd_CliOptions *o, pbd_C
   size_t *begin = NULL, *end = NULL, count = 0;
   pbd_Status s;
   pbd_Status_Clear(&s);
-  if (pbd_Input_SplitDelimited(in->data, in->size, &begin, &end, &count, &s) && count > 1) {
+  if (pbd_Input_SplitFramed(kPbd_Framing_Delimited, in->data, in->size, 0, NULL, &begin, &end,
+                            &count, &s) &&
+      count > 1) {
     char hint[128];
     snprintf(hint, sizeof hint, "it reads as a stream of %zu length-prefixed messages: --delimited",
              count);

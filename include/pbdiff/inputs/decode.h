@@ -1,6 +1,6 @@
-/* pbdiff — input bytes before they are protobuf: gzip inflated, streams of
- * varint length-prefixed messages (--delimited) split into messages.  Errors
- * go to the status; the caller names the input. */
+/* pbdiff — input bytes before they are protobuf: gzip inflated (streams of
+ * messages are cut by framing.h).  Errors go to the status; the caller names
+ * the input. */
 #ifndef PBD_DECODE_H_
 #define PBD_DECODE_H_
 
@@ -23,11 +23,7 @@ bool pbd_Input_Gunzip(const uint8_t *p, size_t n, pbd_Buf *buf, pbd_Status *s);
  * (a gzip bomb inflates a thousandfold). */
 bool pbd_Input_GunzipMax(const uint8_t *p, size_t n, pbd_Buf *buf, size_t max_bytes,
                          pbd_Status *s);
-/* Splits data[0, size) into varint length-prefixed messages: *count ranges
- * data[(*begin)[i], (*end)[i]) in malloc'd arrays (the caller frees them,
- * also on failure).  Errors name the message and the byte offset. */
-bool pbd_Input_SplitDelimited(const uint8_t *data, size_t size, size_t **begin, size_t **end,
-                              size_t *count, pbd_Status *s);
+/* Streams of messages are cut by pbdiff/inputs/framing.h. */
 
 #ifdef __cplusplus
 }

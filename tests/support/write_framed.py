@@ -1,0 +1,61 @@
+#!/usr/bin/env python3
+"""Writes a stream of messages in a record framing, for the framing tests:
+an independent writer (Python's standard library only) of what pbdiff reads.
+
+  write_framed.py FRAMING OUT MESSAGE...
+
+FRAMING is delimited, tfrecord or grpc; each MESSAGE is hex digits (may be
+empty: ""); for grpc a MESSAGE written "z:HEX" is gzip-compressed with the
+compressed flag set.  A TFRecord's CRCs are CRC-32C computed here by table."""
+import gzip
+import struct
+import sys
+
+TABLE = []
+for i in range(256):
+    c = i
+    for _ in range(8):
+        c = (c >> 1) ^ 0x82F63B78 if c & 1 else c >> 1
+    TABLE.append(c)
+
+
+def crc32c(data):
+    c = 0xFFFFFFFF
+    for b in data:
+        c = TABLE[(c ^ b) & 0xFF] ^ (c >> 8)
+    return c ^ 0xFFFFFFFF
+
+
+def masked(c):
+    return (((c >> 15) | (c << 17)) + 0xA282EAD8) & 0xFFFFFFFF
+
+
+def varint(n):
+    out = bytearray()
+    while n >= 0x80:
+        out.append(n & 0x7F | 0x80)
+        n >>= 7
+    out.append(n)
+    return bytes(out)
+
+
+def frame(framing, arg):
+    compress = arg.startswith("z:")
+    data = bytes.fromhex(arg[2:] if compress else arg)
+    if framing == "delimited":
+        return varint(len(data)) + data
+    if framing == "tfrecord":
+        length = struct.pack("<Q", len(data))
+        return (length + struct.pack("<I", masked(crc32c(length))) + data +
+                struct.pack("<I", masked(crc32c(data))))
+    if framing == "grpc":
+        if compress:
+            data = gzip.compress(data)
+        return bytes([1 if compress else 0]) + struct.pack(">I", len(data)) + data
+    sys.exit(f"unknown framing {framing}")
+
+
+framing, out = sys.argv[1], sys.argv[2]
+with open(out, "wb") as f:
+    for arg in sys.argv[3:]:
+        f.write(frame(framing, arg))
