@@ -86,13 +86,17 @@ typedef struct {
   bool no_pager;                           /* --no-pager */
   long long max_input;                     /* --max-input-bytes; 0: 2 GiB */
   bool recursive;                          /* -r */
+  const char *record_key;                  /* --record-key: records paired by key */
+  size_t examples;                         /* --examples N: keys per path in --stat */
+  bool noise;                              /* pbdiff noise: a .pbdiff section of what differs */
+  const char *section;                     /* noise --section GLOB */
   int jobs;                                /* -j N; 0: the number of cores */
   uint64_t given;                          /* the options the command line gave,
                                               one bit per row of cli/options.c */
 } pbd_CliOptions;
 
 /* Which command the options are parsed for (each accepts a subset). */
-typedef enum { kPbd_Cmd_Compare, kPbd_Cmd_Cat, kPbd_Cmd_Hash } pbd_Command;
+typedef enum { kPbd_Cmd_Compare, kPbd_Cmd_Cat, kPbd_Cmd_Hash, kPbd_Cmd_Noise } pbd_Command;
 
 /* Parses options; exits with status 2 and a usage message on a bad one,
  * and with 0 after --help/--version.  Returns the index of the first
@@ -227,6 +231,17 @@ int pbd_Cli_GitDriver(const pbd_CliOptions *o, const pbd_Config *cfg, char **arg
  * ("." for a side that is not there). */
 bool pbd_Cli_GitIdOrGone(const char *s);
 bool pbd_Cli_GitModeOrGone(const char *s);
+/* The regular files under root as paths relative to it, in byte order (a
+ * malloc'd array of malloc'd strings); as -r walks a tree.  Returns 0, 1
+ * when a subdirectory could not be read, 2 when root could not (each error
+ * printed). */
+int pbd_Cli_ListFiles(const char *root, char ***paths, size_t *n);
+/* pbdiff [-r] --record-key KEY LEFT RIGHT, and pbdiff noise RUN1 RUN2: two
+ * corpora (files or, with -r, directories of files; each file one record,
+ * or a stream of records with --framing) compared record by record, paired
+ * by key (cli/commands/records.c). */
+int pbd_Cli_CompareRecords(const pbd_CliOptions *o, const pbd_Config *cfg, const char *left,
+                           const char *right);
 /* pbdiff -r DIR1 DIR2 (cli/commands/dirs.c). */
 int pbd_Cli_CompareDirs(const pbd_CliOptions *o, const pbd_Config *cfg, const char *dir1,
                         const char *dir2);

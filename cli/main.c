@@ -50,6 +50,50 @@ static int git_operands(int argc, char **argv) {
   return 0;
 }
 
+/* Whether the .pbdiff section for the operands sets record-key (then they
+ * are corpora, as with --record-key). */
+static bool config_gives_record_key(const pbd_CliOptions *o, const char *lpath, const char *rpath) {
+  if (o->no_config) return false;
+  pbd_CliError e = {0};
+  pbd_Config *cfg = pbd_Config_Load(o, &e);
+  if (!cfg) return false; /* the command says why when it loads it again */
+  pbd_CliOptions eff = pbd_Config_Apply(cfg, o, config_path(lpath, rpath));
+  bool keyed = eff.record_key != NULL;
+  pbd_Cli_FreeApplied(&eff);
+  pbd_Config_Free(cfg);
+  return keyed;
+}
+
+/* Two corpora, records paired by key (pbdiff --record-key, pbdiff noise). */
+static int corpus_command(pbd_CliOptions *o, const char *lpath, const char *rpath) {
+  pbd_Config *cfg = pbd_Config_LoadOrSay(o, o->noise ? "pbdiff noise" : "pbdiff");
+  int status = kExitTrouble;
+  if (cfg) {
+    pbd_CliOptions eff = pbd_Config_Apply(cfg, o, config_path(lpath, rpath));
+    if (!eff.noise) pbd_Cli_StartPager(&eff);
+    status = pbd_Cli_CompareRecords(&eff, cfg, lpath, rpath);
+    pbd_Cli_EndPager();
+    pbd_Cli_FreeApplied(&eff);
+    pbd_Config_Free(cfg);
+  }
+  pbd_Cli_FreeOptions(o);
+  return status;
+}
+
+/* pbdiff noise [OPTIONS] RUN1 RUN2 */
+static int noise_command(int argc, char **argv) {
+  pbd_CliOptions o;
+  int first = pbd_Cli_ParseOptions(argc, argv, kPbd_Cmd_Noise, &o);
+  if (argc - first != 2) {
+    fprintf(stderr, "pbdiff noise: %s\nTry 'pbdiff noise --help' for more information.\n",
+            argc - first < 2 ? "missing operand: need RUN1 and RUN2" : "too many operands: need RUN1 and RUN2");
+    pbd_Cli_FreeOptions(&o);
+    return kExitTrouble;
+  }
+  o.noise = true;
+  return corpus_command(&o, argv[first], argv[first + 1]);
+}
+
 /* pbdiff [OPTIONS] LEFT RIGHT */
 static int compare_command(int argc, char **argv) {
   pbd_CliOptions o;
@@ -75,6 +119,8 @@ static int compare_command(int argc, char **argv) {
     return status;
   }
   const char *lpath = argv[first], *rpath = argv[first + 1];
+  if (o.record_key || config_gives_record_key(&o, lpath, rpath))
+    return corpus_command(&o, lpath, rpath);
   if (o.recursive && nargs == 2) {
     cfg = pbd_Config_LoadOrSay(&o, "pbdiff");
     if (cfg) pbd_Cli_StartPager(&o);
@@ -120,6 +166,7 @@ int main(int argc, char **argv) {
   int status;
   if (argc > 1 && !strcmp(argv[1], "cat")) status = pbd_Cli_Cat(argc - 1, argv + 1);
   else if (argc > 1 && !strcmp(argv[1], "hash")) status = pbd_Cli_Hash(argc - 1, argv + 1);
+  else if (argc > 1 && !strcmp(argv[1], "noise")) status = noise_command(argc - 1, argv + 1);
   else status = compare_command(argc, argv);
   pbd_Cli_ClearSchemaCache();
   if (fflush(stdout) != 0 && status != kExitTrouble) {

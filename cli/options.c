@@ -21,11 +21,12 @@ typedef struct Option Option;
  * with a reason in why for a bad value. */
 typedef bool Setter(pbd_CliOptions *o, const Option *opt, const char *arg, char *why, size_t n);
 
-enum { kCompare = 1 << kPbd_Cmd_Compare, kCat = 1 << kPbd_Cmd_Cat, kHash = 1 << kPbd_Cmd_Hash,
-       kAll = kCompare | kCat | kHash };
+/* pbdiff noise compares as pbdiff does: it takes every comparison option. */
+enum { kNoise = 1 << kPbd_Cmd_Noise, kCompare = 1 << kPbd_Cmd_Compare | kNoise,
+       kCat = 1 << kPbd_Cmd_Cat, kHash = 1 << kPbd_Cmd_Hash, kAll = kCompare | kCat | kHash };
 
-typedef enum { kSecSchema, kSecInputs, kSecComparison, kSecMatching, kSecOutput, kSecDirs,
-               kSecOther, kSecCount } Section;
+typedef enum { kSecSchema, kSecInputs, kSecComparison, kSecMatching, kSecOutput, kSecCorpus,
+               kSecDirs, kSecOther, kSecCount } Section;
 
 static const char *const kSectionTitles[kSecCount] = {
     "Schema (without one, fields are compared by number; see docs/semantics.md):",
@@ -33,6 +34,7 @@ static const char *const kSectionTitles[kSecCount] = {
     "Comparison:",
     "Matching (FIELD is a full field name, package.Message.field):",
     "Output:",
+    "Corpora (records of files, of streams or of -r directories, paired by key):",
     "Directories:",
     NULL,
 };
@@ -363,6 +365,17 @@ static const Option kOptions[] = {
      "order, packed, varints, ...)",
      NULL, FLAG(explain)},
     /* directories */
+    {"record-key", 0, "PATH", kCompare | kHash, kSecCorpus,
+     "records are known by this field (`id`,\n`header.request_id`, several joined by '+'): "
+     "paired\nby it whatever their order and files, named by it\nin reports ([id=\"r-7\"].price) "
+     "and by hash\n(docs/scale.md)",
+     NULL, STRING(record_key), .config_key = "record-key"},
+    {"examples", 0, "N", kCompare, kSecCorpus,
+     "--stat with --record-key: the keys of up to N records\nper path (default 3)",
+     NULL, .set = set_count_size, .field = FIELD(examples), .min = 1, .max = 1000,
+     .config_key = "examples"},
+    {"section", 0, "GLOB", kNoise, kSecCorpus,
+     "the [file \"GLOB\"] of the section written (default *)", NULL, STRING(section)},
     {"recursive", 'r', NULL, kCompare, kSecDirs,
      "compare DIR1 and DIR2 file by file (by relative path)", NULL, FLAG(recursive)},
     {"jobs", 'j', "N", kCompare, kSecDirs, "compare N files at a time (default: the number of cores)",
@@ -400,6 +413,7 @@ static const char *const kUsageHead[] = {
         "       pbdiff -r [OPTIONS] DIR1 DIR2\n"
         "       pbdiff cat [OPTIONS] FILE          (pbdiff cat --help)\n"
         "       pbdiff hash [OPTIONS] FILE...      (pbdiff hash --help)\n"
+        "       pbdiff noise [OPTIONS] RUN1 RUN2   (pbdiff noise --help)\n"
         "Compare two protobuf payloads by meaning, not by bytes.\n",
     [kPbd_Cmd_Cat] =
         "Usage: pbdiff cat [OPTIONS] FILE\n"
@@ -416,6 +430,14 @@ static const char *const kUsageHead[] = {
         "across pbdiff versions of that scheme (docs/hash.md). A .pbdiff's matching\n"
         "rules (key, repeated-as-set, ignore) are for comparisons: hash does not apply\n"
         "them, so a pair a comparison calls equal through an ignore rule hashes apart.\n",
+    [kPbd_Cmd_Noise] =
+        "Usage: pbdiff noise [OPTIONS] RUN1 RUN2\n"
+        "       pbdiff noise -r [OPTIONS] DIR1 DIR2\n"
+        "Compare two outputs of the same serialiser version on the same inputs and print\n"
+        "the field paths that differ between them (timestamps, random ids) as a .pbdiff\n"
+        "section of `ignore =` lines with their counts, ready for the comparison of\n"
+        "version N with N+1 (docs/scale.md). Records pair by --record-key, else by\n"
+        "position. Exit status: 0 when the section is written, 2 on trouble.\n",
 };
 
 static const char kCompareUsageTail[] =
@@ -454,7 +476,7 @@ static void help_row(pbd_Buf *b, const Option *opt) {
 
 /* The usage text of a command, built once from the table. */
 const char *pbd_Cli_Usage(pbd_Command cmd) {
-  static pbd_Buf texts[3];
+  static pbd_Buf texts[4];
   pbd_Buf *b = &texts[cmd];
   if (b->len) return b->data;
   pbd_Buf_AppendStr(b, kUsageHead[cmd]);
@@ -479,7 +501,8 @@ const char *pbd_Cli_Usage(pbd_Command cmd) {
 /* ---- Parsing the command line ----------------------------------------------- */
 
 static const char *command_name(pbd_Command cmd) {
-  return cmd == kPbd_Cmd_Cat ? "pbdiff cat" : cmd == kPbd_Cmd_Hash ? "pbdiff hash" : "pbdiff";
+  return cmd == kPbd_Cmd_Cat ? "pbdiff cat" : cmd == kPbd_Cmd_Hash ? "pbdiff hash"
+         : cmd == kPbd_Cmd_Noise ? "pbdiff noise" : "pbdiff";
 }
 
 static _Noreturn void die_usage(pbd_Command cmd, const char *fmt, const char *arg) {
@@ -543,7 +566,8 @@ static void check_combinations(pbd_Command cmd, const pbd_CliOptions *o) {
     die_usage(cmd, "%s", "--strict and --ignore-unknown contradict each other");
   if (o->includes.n && !o->protos.n && !o->left_schemas.n && !o->right_schemas.n)
     die_usage(cmd, "%s", "-I is for --proto");
-  if (o->report.stat && !pbd_Report_HasStat(o->format))
+  if (o->report.stat && !pbd_Report_HasStat(o->format) &&
+      !(o->record_key && o->format == kPbd_Report_Json))
     die_usage(cmd, "--stat is a text report; it does not go with --format %s",
               pbd_Report_FormatName(o->format));
   if (r->float_bits && (d->float_margin > 0 || d->float_fraction > 0))
@@ -583,7 +607,8 @@ int pbd_Cli_ParseOptions(int argc, char **argv, pbd_Command cmd, pbd_CliOptions 
       unsigned for_ = opt->commands;
       char why[160];
       snprintf(why, sizeof why, "option '%s' is for %s", name,
-               for_ & kCompare ? "comparisons"
+               for_ == kNoise ? "'pbdiff noise'"
+               : for_ & kCompare ? "comparisons"
                : (for_ & kCat) && (for_ & kHash) ? "'pbdiff cat' and 'pbdiff hash'"
                : for_ & kCat ? "'pbdiff cat'" : "'pbdiff hash'");
       die_usage(cmd, "%s", why);

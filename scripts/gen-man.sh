@@ -40,6 +40,9 @@ pbdiff \\- semantic diff and equality check for protobuf payloads
 .br
 .B pbdiff hash
 [\\fIOPTIONS\\fR] \\fIFILE\\fR...
+.br
+.B pbdiff noise
+[\\fIOPTIONS\\fR] \\fIRUN1 RUN2\\fR
 .SH DESCRIPTION
 HEAD
 body ""
@@ -47,6 +50,8 @@ echo ".SH CAT"
 body cat
 echo ".SH HASH"
 body hash
+echo ".SH NOISE"
+body noise
 cat <<TAIL
 .SH FILES
 .TP
@@ -57,5 +62,5 @@ per-path schemas and options, found from the current directory upwards
 .BR git (1),
 .BR protoc (1);
 the documents under docs/ in pbdiff's source: semantics.md, json-format.md,
-git.md, ci.md, hash.md, explain.md, library.md.
+git.md, ci.md, hash.md, explain.md, library.md, scale.md.
 TAIL

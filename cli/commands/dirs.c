@@ -139,6 +139,20 @@ static int cmp_path(const void *a, const void *b) {
   return strcmp(*(char *const *)a, *(char *const *)b);
 }
 
+int pbd_Cli_ListFiles(const char *root, char ***paths, size_t *n) {
+  PathList l = {0};
+  int rc = walk(root, "", &l);
+  if (l.oom) {
+    list_free(&l);
+    print_err("pbdiff: out of memory\n");
+    return 2;
+  }
+  if (l.n) qsort(l.v, l.n, sizeof *l.v, cmp_path);
+  *paths = l.v;
+  *n = l.n;
+  return rc;
+}
+
 /* ---- comparing in parallel ----------------------------------------------------- */
 
 /* One file present on both sides. */

@@ -3,6 +3,7 @@
  *
  *   pbh1:<32 lowercase hex digits>  FILE
  *   pbh1:<32 lowercase hex digits>  FILE[N]        (--delimited, N from 0)
+ *   pbh1:<32 lowercase hex digits>  FILE[N]  KEY   (--record-key: the record's key)
  *
  * The digits are the root message's canonical hash (lib/canon/canon.c) taken with
  * hash seed 0, the 128-bit value written high half first, big-endian (as
@@ -23,31 +24,50 @@
 #include <string.h>
 
 #include "cli.h"
+#include "pbdiff/corpus/records.h"
 #include "pbdiff/pbdiff.h"
 
-/* One output line: "FINGERPRINT  FILE[N]" or its JSON object. */
-static void print_fingerprint(const pbd_CliOptions *eff, const char *path, size_t i,
-                              const char *fp) {
-  if (eff->json) { /* {"file": F[, "index": N], "fingerprint": H} */
-    pbd_Buf b = {0};
+/* One output line: "FINGERPRINT  FILE[N]" or its JSON object; with a record
+ * key, the key, and in JSON where the record is (offset and size in the
+ * input as read: after gzip, within the framing) for drivers that cut
+ * records out of shards (scripts/pbdiff-dask.py). */
+static void print_fingerprint(const pbd_CliOptions *eff, const char *path, const pbd_CliInput *in,
+                              size_t i, const char *fp, const pbd_Buf *key) {
+  pbd_Buf b = {0};
+  if (eff->json) { /* {"file": F[, "index": N], "fingerprint": H[, "key": K, ...]} */
     pbd_Buf_AppendStr(&b, "{\"file\": ");
     pbd_Format_JsonString(&b, path, strlen(path));
     if (eff->delimited) pbd_Buf_Printf(&b, ", \"index\": %zu", i);
-    pbd_Buf_Printf(&b, ", \"fingerprint\": \"%s\"}\n", fp);
-    if (b.data) fputs(b.data, stdout);
-    pbd_Buf_Free(&b);
-    return;
+    pbd_Buf_Printf(&b, ", \"fingerprint\": \"%s\"", fp);
+    if (eff->record_key) {
+      pbd_Buf_AppendStr(&b, ", \"key\": ");
+      pbd_Format_JsonString(&b, key->data, key->len);
+      pbd_Buf_Printf(&b, ", \"offset\": %zu, \"size\": %zu", in->begin[i], in->end[i] - in->begin[i]);
+    }
+    pbd_Buf_AppendStr(&b, "}\n");
+  } else {
+    pbd_Buf_Printf(&b, "%s  %s", fp, path);
+    if (eff->delimited) pbd_Buf_Printf(&b, "[%zu]", i);
+    if (eff->record_key) pbd_Buf_Printf(&b, "  %s", key->data);
+    pbd_Buf_AppendChar(&b, '\n');
   }
-  printf("%s  %s", fp, path);
-  if (eff->delimited) printf("[%zu]", i);
-  putchar('\n');
+  if (b.data) fputs(b.data, stdout);
+  pbd_Buf_Free(&b);
 }
 
 /* The fingerprint of message i of `in` into fp: pbh1 from the hash pass, or
- * pbs1 from its tree (read by pbd_Cli_ReadInput). */
+ * pbs1 from its tree (read by pbd_Cli_ReadInput); with a record key, its
+ * text into key (scratch: working memory for reading it). */
 static bool fingerprint(const pbd_CliOptions *eff, const pbd_CliSchema *schema,
                         const pbd_CliInput *in, size_t i, const pbd_ReadOptions *topts,
-                        char fp[80], pbd_Status *s) {
+                        const pbd_RecordKey *rk, pbd_Arena *scratch, char fp[80], pbd_Buf *key,
+                        pbd_Status *s) {
+  pbd_Buf_Truncate(key, 0);
+  pbd_Hash128 h;
+  if (rk && !(pbd_Canon_Hash(schema->type, in->data, in->begin[i], in->end[i], topts, NULL, &h, s) &&
+              pbd_RecordKey_Read(rk, schema->type, in->data, in->begin[i], in->end[i], h, topts,
+                                 scratch, key, s)))
+    return false;
   if (eff->sha256) {
     uint8_t d[32];
     if (!pbd_Tree_Sha256(in->roots[i], topts, d)) {
@@ -58,11 +78,20 @@ static bool fingerprint(const pbd_CliOptions *eff, const pbd_CliSchema *schema,
     for (int j = 0; j < 32; j++) k += snprintf(fp + k, (size_t)(80 - k), "%02x", d[j]);
     return true;
   }
-  pbd_Hash128 h;
-  if (!pbd_Canon_Hash(schema->type, in->data, in->begin[i], in->end[i], topts, NULL, &h, s))
+  if (!rk && !pbd_Canon_Hash(schema->type, in->data, in->begin[i], in->end[i], topts, NULL, &h, s))
     return false;
   snprintf(fp, 80, "%s:%016" PRIx64 "%016" PRIx64, PBDIFF_HASH_SCHEME, h.hi, h.lo);
   return true;
+}
+
+/* --record-key read against the schema (nothing to do without one). */
+static bool parse_key(const pbd_CliOptions *eff, const pbd_CliSchema *schema, pbd_RecordKey *rk,
+                      pbd_CliError *e) {
+  pbd_Status s;
+  pbd_Status_Clear(&s);
+  if (!eff->record_key || pbd_RecordKey_Parse(schema->type, eff->record_key, rk, &s)) return true;
+  pbd_CliError_Set(e, true, "%s", s.msg);
+  return false;
 }
 
 /* Hashes one input; false with the error in e when it cannot. */
@@ -74,7 +103,12 @@ static bool hash_input(const pbd_CliOptions *eff, const char *path, pbd_CliError
   pbd_CliInput in;
   memset(&in, 0, sizeof in);
   bool ok = false;
-  if (pbd_Cli_LoadSchema(&so, 0, &schema, e)) {
+  pbd_RecordKey rk;
+  pbd_Arena *scratch = pbd_Arena_New();
+  pbd_Buf key = {0};
+  memset(&schema, 0, sizeof schema);
+  if (!scratch) pbd_CliError_Set(e, false, "out of memory");
+  else if (pbd_Cli_LoadSchema(&so, 0, &schema, e) && parse_key(eff, &schema, &rk, e)) {
     pbd_ReadOptions topts = eff->compare.read;
     topts.hash_seed = 0; /* the scheme's fixed seed (docs/hash.md) */
     topts.pool = schema.pool;
@@ -85,7 +119,8 @@ static bool hash_input(const pbd_CliOptions *eff, const char *path, pbd_CliError
       char fp[80];
       pbd_Status s;
       pbd_Status_Clear(&s);
-      if (!fingerprint(eff, &schema, &in, i, &topts, fp, &s)) {
+      if (!fingerprint(eff, &schema, &in, i, &topts, eff->record_key ? &rk : NULL, scratch, fp,
+                       &key, &s)) {
         if (eff->delimited) {
           char seg[32];
           snprintf(seg, sizeof seg, "[%zu]", i);
@@ -95,9 +130,11 @@ static bool hash_input(const pbd_CliOptions *eff, const char *path, pbd_CliError
         ok = false;
         break;
       }
-      print_fingerprint(eff, path, i, fp);
+      print_fingerprint(eff, path, &in, i, fp, &key);
     }
   }
+  pbd_Buf_Free(&key);
+  pbd_Arena_Free(scratch);
   pbd_Cli_FreeInput(&in);
   pbd_Cli_FreeSchema(&schema);
   return ok;

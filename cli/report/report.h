@@ -236,6 +236,51 @@ void pbd_FilesReporter_File(pbd_FilesReporter *s, const pbd_FileResult *f);
 bool pbd_FilesReporter_Finish(pbd_FilesReporter *s, bool equal);
 void pbd_FilesReporter_Free(pbd_FilesReporter *s);
 
+/* ---- Corpora: statistics per field path (--record-key --stat, pbdiff noise) ----
+ *
+ * A corpus comparison pairs records by key (include/pbdiff/corpus/records.h);
+ * the statistics count, for each field path pattern below a record
+ * (fields by name, every index and key as [*]: `items[*].price`), the
+ * records where it differs, by kind, with the keys of the first N such
+ * records (the smallest keys: records come in key order).  Text:
+ *
+ *     price: 8 records (8 changed), e.g. [id="r-1"] [id="r-7"] [id="r-9"]
+ *     tags[*]: 2 records (1 added, 1 removed), e.g. [id="r-3"] [id="r-4"]
+ *   records: 1000 in LEFT, 1000 in RIGHT; 999 paired: 990 equal, 9 differ; 1 only in LEFT, 1 only in RIGHT
+ *
+ * patterns by records (most first), then bytewise; JSON (docs/json-format.md):
+ * {"equal": B, "totals": {...}, "paths": [{"path": P, "records": N,
+ * "changed": N, "added": N, "removed": N, "presence": N, "moved": N,
+ * "examples": [KEY, ...]}, ...]}.  The noise form is a .pbdiff section
+ * of `ignore = PATTERN` lines, each after a comment with its counts. */
+typedef struct {
+  size_t left_records, right_records; /* records read on each side */
+  size_t paired, equal, changed;      /* pairs with one key; of them equal, differing */
+  size_t only_left, only_right;       /* records whose key the other side lacks */
+  size_t dup_left, dup_right;         /* keys held by more than one record of a side */
+} pbd_CorpusTotals;
+
+typedef struct pbd_CorpusStat pbd_CorpusStat;
+
+/* Statistics keeping up to max_examples keys per pattern; NULL when out of
+ * memory. */
+pbd_CorpusStat *pbd_CorpusStat_New(size_t max_examples);
+void pbd_CorpusStat_Free(pbd_CorpusStat *c);
+/* The edits that follow belong to the record with this key. */
+void pbd_CorpusStat_BeginRecord(pbd_CorpusStat *c, const char *key, size_t len);
+/* A pbd_EditFunc (ctx: the statistics) for edits whose path starts with the
+ * record's key; a whole record added or removed is left to the totals. */
+int pbd_CorpusStat_Edit(void *ctx, const pbd_Edit *e);
+/* The totals line (text, ending in a newline). */
+void pbd_CorpusTotals_Text(pbd_Buf *b, const pbd_CorpusTotals *t);
+/* Writes the statistics as text or JSON; false when out of memory or
+ * writing failed. */
+bool pbd_CorpusStat_Write(pbd_CorpusStat *c, const pbd_CorpusTotals *t, bool json, FILE *out);
+/* Writes the statistics as a .pbdiff section [file "GLOB"] ignoring every
+ * pattern (pbdiff noise). */
+bool pbd_CorpusStat_WriteNoise(pbd_CorpusStat *c, const pbd_CorpusTotals *t, const char *glob,
+                               FILE *out);
+
 /* ---- JUnit XML pieces (the reporter's and pbdiff -r's) ----------------------- */
 
 /* Appends s[0, n) escaped for XML 1.0 text and attribute values: & < > "

@@ -21,7 +21,8 @@ static void append_counts(bool color, pbd_Buf *b, const size_t *counts);
 /* The top-level field of a path as report.h describes it, in r->path. */
 static void top_field(pbd_Reporter *r, const pbd_Path *p, const char **name, size_t *len) {
   size_t n = p ? p->count : 0, first = 0;
-  if (n > 0 && p->segs[0].kind == kPbd_Seg_Index) { /* a stream's message */
+  if (n > 0 && (p->segs[0].kind == kPbd_Seg_Index || p->segs[0].kind == kPbd_Seg_RecordKey)) {
+    /* a stream's message, or a corpus's record */
     if (n == 1) {
       *name = "(messages)";
       *len = strlen(*name);

@@ -125,6 +125,11 @@ static void format_segment(pbd_Buf *out, const pbd_PathSeg *seg, bool first, boo
       format_element_key(out, seg);
       pbd_Buf_AppendChar(out, ']');
       return;
+    case kPbd_Seg_RecordKey:
+      pbd_Buf_AppendChar(out, '[');
+      pbd_Buf_Append(out, seg->key_text.data, seg->key_text.size);
+      pbd_Buf_AppendChar(out, ']');
+      return;
   }
 }
 

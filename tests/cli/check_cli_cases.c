@@ -1,4 +1,5 @@
-/* The command-line cases of tests/cases/cli.cases (its head says the format):
+/* The command-line cases of tests/cases/cli.cases (its head says the format)
+ * and of the other files of kCaseFiles, in the same format:
  * each block is one Check test, run in a fresh directory of the sandbox
  * (tu_cli.h) with the files it writes; every command's exit status, standard
  * output and standard error are checked.  A failure names the file and the
@@ -11,14 +12,18 @@
 #include "testutil.h"
 #include "tu_cli.h"
 
-TU_CLI_FIXTURES("cli_cases", "proto/sem3.proto", "sem3.desc", "proto/sem2.proto", "sem2.desc")
+TU_CLI_FIXTURES("cli_cases", "proto/sem3.proto", "sem3.desc", "proto/sem2.proto", "sem2.desc",
+                "proto/corpus.proto", "corpus.desc")
 
-#define CASES_FILE "tests/cases/cli.cases"
+/* The files of cases: the general ones, and the corpus commands'. */
+static const char *const kCaseFiles[] = {"tests/cases/cli.cases", "tests/cases/corpus.cases"};
+static const char *cases_file; /* the file being read, or the case's own */
 
 /* The shell variables every command sees (tu_cli.h's option strings). */
 #define CASE_VARS                                                               \
   "S3='" S3 "' S3REC='" S3REC "' S2='" S2 "' ONNX_PROTO='" ONNX_PROTO "' "      \
-  "ONNX_NODE='" ONNX_NODE "' ONNX_MODEL='" ONNX_MODEL "'; "
+  "ONNX_NODE='" ONNX_NODE "' ONNX_MODEL='" ONNX_MODEL "' "                      \
+  "C='-s ../corpus.desc -t corpus.Record' W=\"python3 $R/tests/support/write_corpus.py\"; "
 
 typedef enum { kFile, kCommand } StepKind;
 
@@ -33,6 +38,7 @@ typedef struct {
 } Step;
 
 typedef struct {
+  const char *file;
   int line;
   char *name;
   Step *steps;
@@ -56,7 +62,7 @@ static Step *add_step(Case *c, StepKind kind, int line, const char *text) {
 
 static Step *last_command(Case *c, int line, const char *l) {
   if (!c || !c->nsteps || c->steps[c->nsteps - 1].kind != kCommand)
-    tu_cases_error(CASES_FILE, line, "an expectation with no command before it", l);
+    tu_cases_error(cases_file, line, "an expectation with no command before it", l);
   return &c->steps[c->nsteps - 1];
 }
 
@@ -66,8 +72,8 @@ static const char *after_mark(const char *l, size_t mark_len) {
   return *p == ' ' ? p + 1 : p;
 }
 
-static void load_cases(void) {
-  char *text = tu_read_cases(CASES_FILE);
+static void load_file(void) {
+  char *text = tu_read_cases(cases_file);
   Case *c = NULL; /* the block being read */
   int line = 0;
   for (char *l = text; l && *l;) {
@@ -81,6 +87,7 @@ static void load_cases(void) {
         cases = realloc(cases, (ncases + 1) * sizeof *cases);
         c = &cases[ncases++];
         memset(c, 0, sizeof *c);
+        c->file = cases_file;
         c->line = line;
       }
       if (l[0] == '#') {
@@ -89,7 +96,7 @@ static void load_cases(void) {
         const char *p = after_mark(l, 1);
         const char *sp = strchr(p, ' ');
         char *name = sp ? strndup(p, (size_t)(sp - p)) : strdup(p);
-        if (!*name) tu_cases_error(CASES_FILE, line, "a file with no name", l);
+        if (!*name) tu_cases_error(cases_file, line, "a file with no name", l);
         Step *s = add_step(c, kFile, line, name);
         s->hex = strdup(sp ? sp + 1 : "");
         free(name);
@@ -99,27 +106,34 @@ static void load_cases(void) {
         char *end;
         long st = strtol(after_mark(l, 1), &end, 10);
         if (*end || st < 0 || st > 255)
-          tu_cases_error(CASES_FILE, line, "not an exit status", l);
+          tu_cases_error(cases_file, line, "not an exit status", l);
         last_command(c, line, l)->status = (int)st;
       } else if (l[0] == '>') {
         Step *s = last_command(c, line, l);
         pbd_Buf_Printf(&s->out, "%s\n", after_mark(l, 1));
       } else if (!strncmp(l, "!~", 2)) {
         Step *s = last_command(c, line, l);
-        if (s->err.len) tu_cases_error(CASES_FILE, line, "\"!~\" after \"!\" lines", l);
+        if (s->err.len) tu_cases_error(cases_file, line, "\"!~\" after \"!\" lines", l);
         s->err_contains = true;
         pbd_Buf_AppendStr(&s->err, after_mark(l, 2));
       } else if (l[0] == '!') {
         Step *s = last_command(c, line, l);
-        if (s->err_contains) tu_cases_error(CASES_FILE, line, "\"!\" after \"!~\"", l);
+        if (s->err_contains) tu_cases_error(cases_file, line, "\"!\" after \"!~\"", l);
         pbd_Buf_Printf(&s->err, "%s\n", after_mark(l, 1));
       } else {
-        tu_cases_error(CASES_FILE, line, "a line with no mark (#, <, $, ?, >, !)", l);
+        tu_cases_error(cases_file, line, "a line with no mark (#, <, $, ?, >, !)", l);
       }
     }
     l = nl ? nl + 1 : NULL;
   }
   free(text);
+}
+
+static void load_cases(void) {
+  for (size_t f = 0; f < sizeof kCaseFiles / sizeof *kCaseFiles; f++) {
+    cases_file = kCaseFiles[f];
+    load_file();
+  }
   /* blocks of comments only (section titles) are not cases */
   size_t k = 0;
   for (size_t i = 0; i < ncases; i++) {
@@ -127,11 +141,11 @@ static void load_cases(void) {
     for (size_t j = 0; j < cases[i].nsteps; j++) has_command |= cases[i].steps[j].kind == kCommand;
     if (has_command) cases[k++] = cases[i];
     else if (cases[i].nsteps)
-      tu_cases_error(CASES_FILE, cases[i].line, "a case with no command", cases[i].name);
+      tu_cases_error(cases[i].file, cases[i].line, "a case with no command", cases[i].name);
     else free(cases[i].name);
   }
   ncases = k;
-  if (ncases == 0) tu_cases_error(CASES_FILE, 0, "no cases", "");
+  if (ncases == 0) tu_cases_error(kCaseFiles[0], 0, "no cases", "");
 }
 
 START_TEST(cli_case) {
@@ -148,7 +162,7 @@ START_TEST(cli_case) {
     ck_assert_msg(r->rc == s->status && strcmp(r->out, s->out.data) == 0 && err_ok,
                   "%s:%d (%s): $ %s\nstatus %d (want %d)\nstdout: [%.3000s]\n  want: [%.3000s]\n"
                   "stderr: [%.1500s]\n  want%s: [%.1500s]",
-                  CASES_FILE, s->line, c->name ? c->name : "", s->text, r->rc, s->status, r->out,
+                  c->file, s->line, c->name ? c->name : "", s->text, r->rc, s->status, r->out,
                   s->out.data, r->err, s->err_contains ? " (contains)" : "", s->err.data);
   }
 }

@@ -41,7 +41,11 @@ def varint(n):
 
 def frame(framing, arg):
     compress = arg.startswith("z:")
-    data = bytes.fromhex(arg[2:] if compress else arg)
+    return frame_bytes(framing, bytes.fromhex(arg[2:] if compress else arg), compress)
+
+
+def frame_bytes(framing, data, compress=False):
+    """One message in the framing (also for tests/support/write_corpus.py)."""
     if framing == "delimited":
         return varint(len(data)) + data
     if framing == "tfrecord":
@@ -55,7 +59,8 @@ def frame(framing, arg):
     sys.exit(f"unknown framing {framing}")
 
 
-framing, out = sys.argv[1], sys.argv[2]
-with open(out, "wb") as f:
-    for arg in sys.argv[3:]:
-        f.write(frame(framing, arg))
+if __name__ == "__main__":
+    framing, out = sys.argv[1], sys.argv[2]
+    with open(out, "wb") as f:
+        for arg in sys.argv[3:]:
+            f.write(frame(framing, arg))

@@ -11,6 +11,7 @@
  *   ext.[pkg.ext_field]       an extension
  *   any.[type.googleapis.com/pkg.T].a   an Any's payload
  *   7[0].1[0]                 unknown fields, by number
+ *   [id="r-1042"].price       a record of a corpus, by --record-key
  *
  * --ignore patterns are matched against that rendering
  * (pbd_Path_PatternMatches). */
@@ -35,6 +36,8 @@ typedef enum {
   kPbd_Seg_MapKey,     /* a map entry: ["a"], [5], [true] */
   kPbd_Seg_ElementKey, /* a repeated element named by its key fields: [name="x"] */
   kPbd_Seg_Any,        /* an Any's unpacked payload: [type.googleapis.com/pkg.T] */
+  kPbd_Seg_RecordKey,  /* a record of a corpus named by its key (--record-key):
+                          [id="r-1042"]; key_text holds `id="r-1042"` */
 } pbd_PathSegKind;
 
 typedef struct {
@@ -49,6 +52,7 @@ typedef struct {
   size_t key_count;
   const pbd_Message *element;    /* ... and the element holding their values */
   pbd_StrView type_url;          /* Any */
+  pbd_StrView key_text;          /* RecordKey */
 } pbd_PathSeg;
 
 typedef struct {

@@ -1,0 +1,365 @@
+/* pbdiff --record-key KEY LEFT RIGHT (and -r, and pbdiff noise) — two
+ * corpora compared record by record, records paired by key.
+ *
+ * Each side is a file or, with -r, the regular files under a directory (as
+ * -r walks them); with --framing each file is a stream of records, else
+ * each file is one record.  Every record is hashed (one random seed for
+ * both sides) and its key read; only the key, the hash and where the record
+ * is are kept.  The two indexes are joined by key (lib/corpus/): pairs with
+ * equal hashes are equal without another look; the others are compared as
+ * two messages, their differences reported under the record's key
+ * (`[id="r-1042"].price`); a key on one side only is a record added or
+ * removed.  A key held by several records of one side pairs them in the
+ * order they came (`[id="x"#2]` for the second) and is reported on stderr.
+ *
+ * Without --record-key (pbdiff noise only), records pair by position: the
+ * key is the file's path under its directory and the record's index.
+ *
+ * The inputs stay mapped (or, gzip-compressed, inflated) for the run: the
+ * pairs that differ are read again from them. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "cli.h"
+#include "pbdiff/corpus/records.h"
+#include "pbdiff/pbdiff.h"
+
+enum { kMaxDuplicateLines = 10 };
+
+typedef struct {
+  const char *root;        /* as given */
+  char **rels;             /* the files under it (-r), or NULL: root is the file */
+  size_t nfiles;
+  pbd_CliInput *inputs;
+  pbd_CliSchema schema;
+  pbd_RecordKey key;
+  pbd_RecordIndex *index;
+  size_t dup_lines;
+} Side;
+
+typedef struct {
+  const pbd_CliOptions *o;
+  Side l, r;
+  pbd_ReadOptions lread, rread;   /* each side's reading, one seed */
+  pbd_CompareOptions compare;
+  pbd_Reporter *rep;              /* the edits' report, or NULL */
+  pbd_CorpusStat *stat;           /* --stat and noise, or NULL */
+  pbd_CorpusTotals totals;
+  pbd_Arena *arena;               /* trees of records added or removed */
+  pbd_Buf key;                    /* the current record's key text */
+  pbd_Path path;                  /* the current edit's path, under the key */
+  pbd_CliError *e;
+  size_t n_edits;
+  bool failed;
+} Run;
+
+static const char *file_path(const Side *s, size_t f, char *buf, size_t n) {
+  if (!s->rels) return s->root;
+  snprintf(buf, n, "%s/%s", s->root, s->rels[f]);
+  return buf;
+}
+
+/* ---- Reading each side ---------------------------------------------------------- */
+
+static bool list_side(const pbd_CliOptions *o, Side *s, pbd_CliError *e) {
+  struct stat st;
+  if (stat(s->root, &st) != 0 || !S_ISDIR(st.st_mode)) {
+    s->nfiles = 1;
+  } else if (!o->recursive) {
+    pbd_CliError_Set(e, false, "%s: is a directory (to compare two corpora of files, use -r)", s->root);
+    return false;
+  } else if (pbd_Cli_ListFiles(s->root, &s->rels, &s->nfiles) == 2) {
+    pbd_CliError_Set(e, false, "%s: cannot read the directory", s->root);
+    return false;
+  }
+  s->inputs = calloc(s->nfiles ? s->nfiles : 1, sizeof *s->inputs);
+  s->index = pbd_RecordIndex_New();
+  if (!s->inputs || !s->index) pbd_CliError_Set(e, false, "out of memory");
+  return s->inputs && s->index;
+}
+
+/* The key of a record by position (no --record-key): `REL#I`. */
+static void position_key(const Side *s, size_t f, size_t i, pbd_Buf *out) {
+  pbd_Buf_Printf(out, "%s#%zu", s->rels ? s->rels[f] : "", i);
+}
+
+static bool index_record(Run *run, Side *s, int side, size_t f, size_t i, pbd_Status *st) {
+  const pbd_CliInput *in = &s->inputs[f];
+  const pbd_ReadOptions *ro = side == 1 ? &run->lread : &run->rread;
+  pbd_Hash128 h;
+  pbd_Buf_Truncate(&run->key, 0);
+  if (!pbd_Canon_Hash(s->schema.type, in->data, in->begin[i], in->end[i], ro, NULL, &h, st))
+    return false;
+  if (run->o->record_key) {
+    if (!pbd_RecordKey_Read(&s->key, s->schema.type, in->data, in->begin[i], in->end[i], h, ro,
+                            run->arena, &run->key, st))
+      return false;
+  } else {
+    position_key(s, f, i, &run->key);
+  }
+  if (run->key.oom || !pbd_RecordIndex_Add(s->index, run->key.data ? run->key.data : "",
+                                           run->key.len, (uint32_t)f, i, h)) {
+    pbd_Status_SetError(st, kPbd_Status_OutOfMemory, "out of memory");
+    return false;
+  }
+  return true;
+}
+
+static bool read_side(Run *run, Side *s, int side) {
+  char buf[4096];
+  for (size_t f = 0; f < s->nfiles; f++) {
+    const char *path = file_path(s, f, buf, sizeof buf);
+    if (!pbd_Cli_ReadInput(run->o, &s->schema, side, path, NULL, side == 1 ? run->o->left_format
+                           : run->o->right_format, NULL, &s->inputs[f], run->e))
+      return false;
+    for (size_t i = 0; i < s->inputs[f].nmsgs; i++) {
+      pbd_Status st;
+      pbd_Status_Clear(&st);
+      if (!index_record(run, s, side, f, i, &st)) {
+        if (run->o->delimited) {
+          char seg[32];
+          snprintf(seg, sizeof seg, "[%zu]", i);
+          pbd_Status_PrependPath(&st, seg);
+        }
+        pbd_CliError_FromStatus(run->e, s->inputs[f].name, &st);
+        return false;
+      }
+    }
+  }
+  return true;
+}
+
+/* ---- Reporting ---------------------------------------------------------------------- */
+
+static int deliver(Run *run, const pbd_Edit *e) {
+  run->n_edits++;
+  if (run->stat) return pbd_CorpusStat_Edit(run->stat, e);
+  if (run->rep) return pbd_Reporter_Edit(run->rep, e);
+  return 1; /* -q: the first difference settles it */
+}
+
+/* An edit of a pair's comparison, its path put under the record's key. */
+static int edit_under_key(void *ctx, const pbd_Edit *e) {
+  Run *run = ctx;
+  pbd_Path_Truncate(&run->path, 1);
+  for (size_t i = 0; i < e->path->count; i++) pbd_Path_Push(&run->path, &e->path->segs[i]);
+  if (run->path.oom) return 1;
+  pbd_Edit k = *e;
+  k.path = &run->path;
+  k.parent_count = e->parent_count + 1;
+  return deliver(run, &k);
+}
+
+/* `id="x"`, or `id="x"#2` for the second record with that key. */
+static void begin_record(Run *run, const pbd_RecordPair *p) {
+  pbd_Buf_Truncate(&run->key, 0);
+  pbd_Buf_Append(&run->key, p->key, p->key_len);
+  if (p->occurrence) pbd_Buf_Printf(&run->key, "#%zu", p->occurrence + 1);
+  pbd_Buf_AppendStr(&run->key, "");
+  pbd_PathSeg seg = {.kind = kPbd_Seg_RecordKey};
+  seg.key_text.data = run->key.data ? run->key.data : "";
+  seg.key_text.size = run->key.len;
+  pbd_Path_Truncate(&run->path, 0);
+  pbd_Path_Push(&run->path, &seg);
+  if (run->stat) pbd_CorpusStat_BeginRecord(run->stat, seg.key_text.data, seg.key_text.size);
+}
+
+static void say_duplicate(Side *s, const char *side, const pbd_RecordPair *p,
+                          size_t count) {
+  fflush(stdout); /* after the report so far, on a terminal too */
+  if (s->dup_lines++ == kMaxDuplicateLines) {
+    fprintf(stderr, "pbdiff: warning: %s: more keys held by several records (see the totals)\n", side);
+  } else if (s->dup_lines <= kMaxDuplicateLines) {
+    fprintf(stderr, "pbdiff: warning: %s: %zu records have the key %.*s (paired in order)\n", side,
+            count, (int)(p->key_len > 200 ? 200 : p->key_len), p->key);
+  }
+}
+
+/* A record on one side only: a whole message added or removed. */
+static int one_side(Run *run, const Side *s, const pbd_Record *rec, bool added) {
+  const pbd_CliInput *in = &s->inputs[rec->source];
+  pbd_Status st;
+  pbd_Status_Clear(&st);
+  pbd_ArenaMark mark = pbd_Arena_Mark(run->arena);
+  const pbd_ReadOptions *ro = added ? &run->rread : &run->lread;
+  pbd_Message *m = run->stat || !run->rep ? NULL
+      : pbd_Tree_Parse(s->schema.type, in->data, in->begin[rec->index], in->end[rec->index], ro,
+                       run->arena, &st);
+  if (run->rep && !run->stat && !m) {
+    pbd_CliError_FromStatus(run->e, in->name, &st);
+    run->failed = true;
+    return -1;
+  }
+  pbd_Edit e = {.kind = added ? kPbd_Edit_Added : kPbd_Edit_Removed, .path = &run->path,
+                .left_index = -1, .right_index = -1};
+  pbd_Value v = {.kind = kPbd_Value_Message, .m = m};
+  if (added) e.right = v;
+  else e.left = v;
+  int rc = deliver(run, &e);
+  pbd_Arena_Reset(run->arena, mark);
+  return rc;
+}
+
+/* Two records with one key whose hashes differ. */
+static int compare_pair(Run *run, const pbd_Record *lr, const pbd_Record *rr) {
+  const pbd_CliInput *li = &run->l.inputs[lr->source], *ri = &run->r.inputs[rr->source];
+  pbd_CompareInput a = {li->data + li->begin[lr->index], li->end[lr->index] - li->begin[lr->index],
+                        false, NULL, NULL, 1};
+  pbd_CompareInput b = {ri->data + ri->begin[rr->index], ri->end[rr->index] - ri->begin[rr->index],
+                        false, NULL, NULL, 1};
+  pbd_CompareResult res;
+  pbd_Status st;
+  pbd_Status_Clear(&st);
+  int rc = pbd_Compare_Inputs(&a, &b, &run->compare, edit_under_key, run, &res, &st);
+  if (rc < 0) {
+    const pbd_CliInput *bad = res.failed_input == 2 ? ri : li;
+    pbd_Status_PrependPath(&st, run->key.data ? run->key.data : "");
+    pbd_CliError_FromStatus(run->e, bad->name, &st);
+    run->failed = true;
+  }
+  return rc;
+}
+
+static int on_pair(void *ctx, const pbd_RecordPair *p) {
+  Run *run = ctx;
+  if (p->occurrence == 0 && p->left_count > 1) {
+    run->totals.dup_left++;
+    say_duplicate(&run->l, run->l.root, p, p->left_count);
+  }
+  if (p->occurrence == 0 && p->right_count > 1) {
+    run->totals.dup_right++;
+    say_duplicate(&run->r, run->r.root, p, p->right_count);
+  }
+  begin_record(run, p);
+  size_t before = run->n_edits;
+  int rc = 0;
+  if (p->left && p->right) {
+    run->totals.paired++;
+    if (pbd_Hash128_Equal(p->left->hash, p->right->hash)) {
+      run->totals.equal++;
+      return 0;
+    }
+    rc = compare_pair(run, p->left, p->right);
+    if (rc < 0) return -1;
+    if (run->n_edits > before) run->totals.changed++;
+    else run->totals.equal++; /* hashes differ, meanings do not: an ignored field */
+  } else if (p->left) {
+    run->totals.only_left++;
+    rc = one_side(run, &run->l, p->left, false);
+  } else {
+    run->totals.only_right++;
+    rc = one_side(run, &run->r, p->right, true);
+  }
+  return rc < 0 ? -1 : run->o->quiet && run->n_edits ? 1 : 0;
+}
+
+/* ---- The run ------------------------------------------------------------------------- */
+
+static bool load_side(Run *run, Side *s, int side, bool two) {
+  if (!list_side(run->o, s, run->e) || !pbd_Cli_LoadSchema(run->o, two ? side : 0, &s->schema, run->e))
+    return false;
+  pbd_Status st;
+  pbd_Status_Clear(&st);
+  if (run->o->record_key && !pbd_RecordKey_Parse(s->schema.type, run->o->record_key, &s->key, &st)) {
+    pbd_CliError_Set(run->e, true, "%s", st.msg);
+    return false;
+  }
+  return true;
+}
+
+static void setup_reading(Run *run, bool two) {
+  const pbd_CliOptions *o = run->o;
+  uint64_t seed = o->compare.read.hash_seed ? o->compare.read.hash_seed : pbd_RandomSeed();
+  run->compare = o->compare;
+  run->compare.type = run->l.schema.type;
+  run->compare.read.pool = run->l.schema.pool;
+  run->compare.read.hash_seed = seed;
+  run->compare.right_schema = two;
+  run->compare.right_type = run->r.schema.type;
+  run->compare.right_pool = run->r.schema.pool;
+  run->compare.diff = run->l.schema.diff;
+  run->lread = run->compare.read;
+  run->rread = run->compare.read;
+  run->rread.pool = run->r.schema.pool;
+  /* two schema versions: equal hashes must mean equal types too */
+  run->lread.typed_fields = run->rread.typed_fields = two && run->r.schema.pool != run->l.schema.pool;
+}
+
+static void free_side(Side *s) {
+  for (size_t f = 0; s->inputs && f < s->nfiles; f++) pbd_Cli_FreeInput(&s->inputs[f]);
+  free(s->inputs);
+  for (size_t f = 0; s->rels && f < s->nfiles; f++) free(s->rels[f]);
+  free(s->rels);
+  pbd_Cli_FreeSchema(&s->schema);
+  pbd_RecordIndex_Free(s->index);
+}
+
+static bool start_report(Run *run) {
+  const pbd_CliOptions *o = run->o;
+  if (o->quiet) return true;
+  if (o->report.stat || o->noise) {
+    run->stat = pbd_CorpusStat_New(o->examples ? o->examples : 3);
+    return run->stat != NULL;
+  }
+  pbd_ReportOptions ro = o->report;
+  run->rep = pbd_Reporter_New(o->format, stdout, &ro);
+  return run->rep != NULL;
+}
+
+static bool finish_report(Run *run, bool differ) {
+  const pbd_CliOptions *o = run->o;
+  if (o->quiet) return true;
+  if (o->noise) return pbd_CorpusStat_WriteNoise(run->stat, &run->totals,
+                                                 o->section ? o->section : "*", stdout);
+  if (run->stat) return (!differ && o->format != kPbd_Report_Json) ||
+                        pbd_CorpusStat_Write(run->stat, &run->totals, o->format == kPbd_Report_Json, stdout);
+  bool ok = pbd_Reporter_Finish(run->rep, !differ);
+  if (ok && differ && o->format == kPbd_Report_Text) { /* as -r, a totals line closes the list */
+    pbd_Buf b = {0};
+    pbd_CorpusTotals_Text(&b, &run->totals);
+    ok = !b.oom && fputs(b.data, stdout) >= 0;
+    pbd_Buf_Free(&b);
+  }
+  return ok;
+}
+
+int pbd_Cli_CompareRecords(const pbd_CliOptions *o, const pbd_Config *cfg, const char *left,
+                           const char *right) {
+  (void)cfg;
+  pbd_CliError e = {0};
+  Run run = {.o = o, .e = &e};
+  run.l.root = left;
+  run.r.root = right;
+  bool two = o->left_schemas.n || o->right_schemas.n || o->left_type || o->right_type;
+  run.arena = pbd_Arena_New();
+  bool ok = run.arena && load_side(&run, &run.l, 1, two) && load_side(&run, &run.r, 2, two);
+  if (ok) setup_reading(&run, two);
+  ok = ok && read_side(&run, &run.l, 1) && read_side(&run, &run.r, 2);
+  if (ok) {
+    run.totals.left_records = pbd_RecordIndex_Count(run.l.index);
+    run.totals.right_records = pbd_RecordIndex_Count(run.r.index);
+    if (!start_report(&run)) pbd_CliError_Set(&e, false, "out of memory");
+  }
+  int status = kExitTrouble;
+  if (ok && (o->quiet || run.rep || run.stat)) {
+    int rc = pbd_Records_Join(run.l.index, run.r.index, on_pair, &run);
+    if (rc < 0 && !run.failed) pbd_CliError_Set(&e, false, "out of memory");
+    bool differ = run.totals.changed || run.totals.only_left || run.totals.only_right ||
+                  (o->quiet && run.n_edits);
+    if (rc >= 0 && !finish_report(&run, differ)) pbd_CliError_Set(&e, false, "cannot write the report");
+    else if (rc >= 0) status = differ ? kExitDifferent : kExitEqual;
+    if (o->noise && status != kExitTrouble) status = kExitEqual; /* noise found is no failure */
+  }
+  pbd_CliError_PrintNote(stderr, &e);
+  if (status == kExitTrouble) pbd_CliError_Print(stderr, &e, o->noise ? "pbdiff noise" : "pbdiff");
+  pbd_Reporter_Free(run.rep);
+  pbd_CorpusStat_Free(run.stat);
+  pbd_Buf_Free(&run.key);
+  pbd_Path_Free(&run.path);
+  pbd_Arena_Free(run.arena);
+  free_side(&run.l);
+  free_side(&run.r);
+  return status;
+}
