@@ -69,6 +69,9 @@ typedef struct {
   pbd_CompareOptions compare;              /* the library's options (schema and
                                               rules filled in per pair) */
   pbd_StrList keys, sets, ignores;
+  /* --float-margin, --float-fraction SCOPE=VALUE, as given (the global
+   * values are in compare.diff) */
+  pbd_StrList scoped_margins, scoped_fractions;
   pbd_StrList labels;                      /* -L NAME: LEFT's, then RIGHT's */
   /* output */
   bool quiet;
@@ -156,6 +159,8 @@ typedef struct {
   const pbd_MessageDef *type;
   pbd_MatchRule *rules;
   pbd_IgnoreRule *ignores;
+  pbd_ToleranceRule *tolerances;
+  char *tolerance_scopes;     /* the strings the tolerances' patterns point into */
   pbd_DiffOptions diff;       /* the options' diff options with the rules in */
 } pbd_CliSchema;
 
@@ -167,9 +172,14 @@ typedef struct {
  * (cli/rules.c). */
 bool pbd_Cli_ParseMatchRule(const pbd_DefPool *pool, pbd_MatchKind kind, const char *spec,
                             pbd_MatchRule *rule, pbd_Status *s);
-/* Turns the options' --key, --repeated-as-set and --ignore into the
- * schema's rules and diff options (out->pool and type already set). */
+/* Turns the options' --key, --repeated-as-set, --ignore and scoped
+ * tolerances into the schema's rules and diff options (out->pool and type
+ * already set). */
 bool pbd_Cli_ResolveRules(const pbd_CliOptions *o, pbd_CliSchema *out, pbd_Status *s);
+/* Splits a scoped tolerance, "SCOPE=VALUE" (at its last '=': a scope may
+ * hold key="x"), into the scope's length and the value, a number >= 0.
+ * false when it is no such thing (cli/options.c). */
+bool pbd_Cli_ScopedTolerance(const char *spec, size_t *scope_len, double *value);
 
 /* Loads (or finds in a cache shared by all threads) the schema named by the
  * options (schemas, protos, includes; `side` 1/2 uses --left-/--right-schema

@@ -203,6 +203,8 @@ bool pbd_Cli_LoadSchema(const pbd_CliOptions *o, int side, pbd_CliSchema *out, p
 void pbd_Cli_FreeSchema(pbd_CliSchema *s) {
   free(s->rules);
   free(s->ignores);
+  free(s->tolerances);
+  free(s->tolerance_scopes);
   memset(s, 0, sizeof *s); /* the pool stays in the cache */
 }
 

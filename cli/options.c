@@ -139,16 +139,50 @@ static bool set_framing(pbd_CliOptions *o, const Option *opt, const char *arg, c
   return true;
 }
 
-/* A float tolerance: finite and not negative. */
-static bool set_tolerance(pbd_CliOptions *o, const Option *opt, const char *arg, char *why, size_t n) {
+/* A tolerance's number: finite and not negative. */
+static bool parse_tolerance(const char *s, double *v) {
   char *end;
-  double v = strtod(arg, &end);
-  if (*end || end == arg || !(v >= 0) || v > 1e300) {
-    snprintf(why, n, "--%s wants a number >= 0, not '%s'", opt->name, arg);
+  *v = strtod(s, &end);
+  return !*end && end != s && *v >= 0 && *v <= 1e300;
+}
+
+bool pbd_Cli_ScopedTolerance(const char *spec, size_t *scope_len, double *value) {
+  const char *eq = strrchr(spec, '=');
+  if (!eq || eq == spec) return false;
+  *scope_len = (size_t)(eq - spec);
+  return parse_tolerance(eq + 1, value);
+}
+
+/* A float tolerance: X, the global value, or SCOPE=X for a field or a path
+ * pattern, kept as given until a schema resolves the scope (cli/rules.c). */
+static bool set_tolerance(pbd_CliOptions *o, const Option *opt, const char *arg, char *why, size_t n) {
+  double v;
+  size_t scope_len;
+  if (!strchr(arg, '=') && parse_tolerance(arg, &v)) {
+    *(double *)((char *)o + opt->field) = v;
+    return true;
+  }
+  if (strchr(arg, '=') && pbd_Cli_ScopedTolerance(arg, &scope_len, &v)) {
+    bool margin = opt->field == FIELD(compare.diff.float_margin);
+    if (push(margin ? &o->scoped_margins : &o->scoped_fractions, arg)) return true;
+    snprintf(why, n, "out of memory");
     return false;
   }
-  *(double *)((char *)o + opt->field) = v;
-  return true;
+  snprintf(why, n,
+           "--%s wants a number >= 0, or FIELD=NUMBER or PATTERN=NUMBER for part of the "
+           "message, not '%s'",
+           opt->name, arg);
+  return false;
+}
+
+/* Whether a scoped tolerance (checked when given) is above 0. */
+static bool any_scoped_above_zero(const pbd_StrList *l) {
+  for (size_t i = 0; i < l->n; i++) {
+    size_t scope_len;
+    double v;
+    if (pbd_Cli_ScopedTolerance(l->v[i], &scope_len, &v) && v > 0) return true;
+  }
+  return false;
 }
 
 static bool set_input_format(pbd_CliOptions *o, const Option *opt, const char *arg, char *why,
@@ -301,11 +335,17 @@ static const Option kOptions[] = {
     /* comparison */
     {"float-bits", 0, NULL, kAll, kSecComparison,
      "compare floats by bit pattern (NaN != NaN, -0 != 0)", NULL, FLAG(compare.read.float_bits)},
-    {"float-margin", 0, "X", kCompare, kSecComparison, "floats equal when |a-b| <= X", NULL,
-     .set = set_tolerance, .field = FIELD(compare.diff.float_margin)},
-    {"float-fraction", 0, "Y", kCompare, kSecComparison,
-     "floats equal when |a-b| <= Y * max(|a|,|b|)", NULL, .set = set_tolerance,
-     .field = FIELD(compare.diff.float_fraction)},
+    {"float-margin", 0, "X|SCOPE=X", kCompare, kSecComparison,
+     "floats equal when |a-b| <= X; SCOPE=X sets X for\nthe floats at or under SCOPE, a field "
+     "(full name)\nor a path pattern (as --ignore takes them):\n"
+     "'graph.initializer[*].float_data=1e-6'; repeatable,\nthe last SCOPE that matches wins, "
+     "else the plain X",
+     NULL, .set = set_tolerance, .field = FIELD(compare.diff.float_margin),
+     .config_key = "float-margin"},
+    {"float-fraction", 0, "Y|SCOPE=Y", kCompare, kSecComparison,
+     "floats equal when |a-b| <= Y * max(|a|,|b|);\nSCOPE=Y as --float-margin's SCOPE=X",
+     NULL, .set = set_tolerance, .field = FIELD(compare.diff.float_fraction),
+     .config_key = "float-fraction"},
     /* matching */
     {"key", 0, "FIELD=SUB[+SUB...]", kCompare, kSecMatching,
      "match the elements of a repeated message field\nby key subfields; paths name the key: "
@@ -570,7 +610,9 @@ static void check_combinations(pbd_Command cmd, const pbd_CliOptions *o) {
       !(o->record_key && o->format == kPbd_Report_Json))
     die_usage(cmd, "--stat is a text report; it does not go with --format %s",
               pbd_Report_FormatName(o->format));
-  if (r->float_bits && (d->float_margin > 0 || d->float_fraction > 0))
+  if (r->float_bits && (d->float_margin > 0 || d->float_fraction > 0 ||
+                        any_scoped_above_zero(&o->scoped_margins) ||
+                        any_scoped_above_zero(&o->scoped_fractions)))
     die_usage(cmd, "%s", "--float-bits and a float tolerance contradict each other");
   if (o->config && o->no_config)
     die_usage(cmd, "%s", "--config and --no-config contradict each other");
@@ -631,12 +673,13 @@ int pbd_Cli_ParseOptions(int argc, char **argv, pbd_Command cmd, pbd_CliOptions 
   return optind;
 }
 
-enum { kLists = 9 };
+enum { kLists = 11 };
 
 /* The options' lists (each owns its array of pointers). */
 static void option_lists(pbd_CliOptions *o, pbd_StrList *lists[kLists]) {
   pbd_StrList *all[kLists] = {&o->schemas, &o->protos, &o->includes, &o->left_schemas,
-                              &o->right_schemas, &o->keys, &o->sets, &o->ignores, &o->labels};
+                              &o->right_schemas, &o->keys, &o->sets, &o->ignores, &o->labels,
+                              &o->scoped_margins, &o->scoped_fractions};
   memcpy(lists, all, sizeof all);
 }
 

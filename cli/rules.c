@@ -1,4 +1,5 @@
 /* pbdiff CLI — the matching options (--key, --repeated-as-set, --ignore)
+ * and scoped tolerances (--float-margin, --float-fraction SCOPE=VALUE)
  * turned into the library's rules for one schema. */
 #include <stdint.h>
 #include <stdio.h>
@@ -84,10 +85,10 @@ static const char *closest_field(const pbd_MessageDef *m, const char *name) {
   return c;
 }
 
-static void no_such_field(const char *pattern, const pbd_MessageDef *m, const char *name,
-                          pbd_Status *s) {
+static void no_such_field(const char *option, const char *pattern, const pbd_MessageDef *m,
+                          const char *name, pbd_Status *s) {
   const char *c = closest_field(m, name);
-  pbd_Status_SetError(s, kPbd_Status_Usage, "--ignore %s: %s has no field '%s'%s%s%s", pattern,
+  pbd_Status_SetError(s, kPbd_Status_Usage, "%s %s: %s has no field '%s'%s%s%s", option, pattern,
                       m->full_name, name, c ? " (did you mean '" : "", c ? c : "", c ? "'?)" : "");
 }
 
@@ -98,13 +99,14 @@ static const pbd_MessageDef *inner_type(const pbd_FieldDef *fd) {
   return value ? value->message_type : NULL;
 }
 
-/* An --ignore that is no full field name is a path pattern over `type`:
+/* An --ignore (or a tolerance's scope, `option` says which) that is no
+ * full field name is a path pattern over `type`:
  * each name in it must be a field of the message it stands in (until a `*`,
  * a field number, an extension or an Any payload, past which types are not
  * followed), so that a typo is an error, not a rule that matches nothing.
  * A pattern that reads as MESSAGE.FIELD is checked as a full field name. */
-static bool check_pattern(const pbd_DefPool *pool, const pbd_MessageDef *type, const char *pattern,
-                          pbd_Status *s) {
+static bool check_pattern(const char *option, const pbd_DefPool *pool, const pbd_MessageDef *type,
+                          const char *pattern, pbd_Status *s) {
   const pbd_MessageDef *m = type;
   char name[256];
   for (const char *p = pattern; *p;) {
@@ -134,20 +136,92 @@ static bool check_pattern(const pbd_DefPool *pool, const pbd_MessageDef *type, c
       snprintf(msg, sizeof msg, "%.*s", (int)(dot - pattern), pattern);
       const pbd_MessageDef *owner = pbd_DefPool_FindMessageByName(pool, msg);
       if (owner) {
-        no_such_field(pattern, owner, dot + 1, s);
+        no_such_field(option, pattern, owner, dot + 1, s);
         return false;
       }
     }
     if (!m) {
-      pbd_Status_SetError(s, kPbd_Status_Usage, "--ignore %s: '%s' follows a field that is no message",
-                          pattern, name);
+      pbd_Status_SetError(s, kPbd_Status_Usage, "%s %s: '%s' follows a field that is no message",
+                          option, pattern, name);
       return false;
     }
     if (!fd) {
-      no_such_field(pattern, m, name, s);
+      no_such_field(option, pattern, m, name, s);
       return false;
     }
     m = inner_type(fd);
+  }
+  return true;
+}
+
+/* Across two schema versions a path may be in one of them only, so that
+ * patterns are checked against the type with one schema alone. */
+static bool one_schema(const pbd_CliOptions *o) {
+  return !o->left_schemas.n && !o->right_schemas.n && !o->left_type && !o->right_type;
+}
+
+/* A field whose values a tolerance can reach: a float, or a message (whose
+ * floats it covers). */
+static bool may_hold_floats(const pbd_FieldDef *fd) {
+  return fd->type == kPbd_Type_Float || fd->type == kPbd_Type_Double ||
+         fd->type == kPbd_Type_Message || fd->type == kPbd_Type_Group;
+}
+
+/* One --float-margin or --float-fraction SCOPE=VALUE into a rule: the
+ * scope a full field name of the schema, else a path pattern (as --ignore
+ * tells them apart, and checked alike).  The scope is copied to *text,
+ * which is advanced past it. */
+static bool resolve_tolerance(const pbd_CliOptions *o, const pbd_CliSchema *out, bool margin,
+                              const char *spec, pbd_ToleranceRule *r, char **text, pbd_Status *s) {
+  const char *option = margin ? "--float-margin" : "--float-fraction";
+  size_t len;
+  double v;
+  if (!pbd_Cli_ScopedTolerance(spec, &len, &v)) { /* checked when given; a library caller's */
+    pbd_Status_SetError(s, kPbd_Status_Usage, "%s wants SCOPE=NUMBER, not '%s'", option, spec);
+    return false;
+  }
+  char *scope = *text;
+  memcpy(scope, spec, len);
+  scope[len] = '\0';
+  *text += len + 1;
+  *r = (pbd_ToleranceRule){.margin = margin ? v : -1, .fraction = margin ? -1 : v};
+  const pbd_FieldDef *fd = out->pool ? pbd_DefPool_FindFieldByFullName(out->pool, scope) : NULL;
+  if (fd && !may_hold_floats(fd)) {
+    pbd_Status_SetError(s, kPbd_Status_Usage,
+                        "%s %s: the field holds no floats (a scope is a float, double or "
+                        "message field, or a path pattern)",
+                        option, scope);
+    return false;
+  }
+  if (fd) {
+    r->field = fd;
+    return true;
+  }
+  if (out->type && one_schema(o) && !check_pattern(option, out->pool, out->type, scope, s))
+    return false;
+  r->pattern = scope;
+  return true;
+}
+
+/* The scoped tolerances, margins first (each quantity is looked up apart,
+ * so only the order among one option's rules matters). */
+static bool resolve_tolerances(const pbd_CliOptions *o, pbd_CliSchema *out, pbd_Status *s) {
+  size_t n = o->scoped_margins.n + o->scoped_fractions.n, bytes = 1;
+  for (size_t i = 0; i < n; i++) {
+    bool margin = i < o->scoped_margins.n;
+    bytes += strlen(margin ? o->scoped_margins.v[i] : o->scoped_fractions.v[i - o->scoped_margins.n]) + 1;
+  }
+  out->tolerances = calloc(n + 1, sizeof *out->tolerances);
+  out->tolerance_scopes = malloc(bytes);
+  if (!out->tolerances || !out->tolerance_scopes) {
+    pbd_Status_SetError(s, kPbd_Status_OutOfMemory, "out of memory");
+    return false;
+  }
+  char *text = out->tolerance_scopes;
+  for (size_t i = 0; i < n; i++) {
+    bool margin = i < o->scoped_margins.n;
+    const char *spec = margin ? o->scoped_margins.v[i] : o->scoped_fractions.v[i - o->scoped_margins.n];
+    if (!resolve_tolerance(o, out, margin, spec, &out->tolerances[i], &text, s)) return false;
   }
   return true;
 }
@@ -189,9 +263,8 @@ bool pbd_Cli_ResolveRules(const pbd_CliOptions *o, pbd_CliSchema *out, pbd_Statu
       out->ignores[i].field = fd;
       continue;
     }
-    /* across two schema versions a path may be in one of them only */
-    bool one_schema = !o->left_schemas.n && !o->right_schemas.n && !o->left_type && !o->right_type;
-    if (out->type && one_schema && !check_pattern(out->pool, out->type, o->ignores.v[i], s))
+    if (out->type && one_schema(o) &&
+        !check_pattern("--ignore", out->pool, out->type, o->ignores.v[i], s))
       return false;
     out->ignores[i].pattern = o->ignores.v[i];
   }
@@ -200,5 +273,8 @@ bool pbd_Cli_ResolveRules(const pbd_CliOptions *o, pbd_CliSchema *out, pbd_Statu
   out->diff.rule_count = n;
   out->diff.ignores = out->ignores;
   out->diff.ignore_count = o->ignores.n;
+  if (!resolve_tolerances(o, out, s)) return false;
+  out->diff.tolerances = out->tolerances;
+  out->diff.tolerance_count = o->scoped_margins.n + o->scoped_fractions.n;
   return true;
 }

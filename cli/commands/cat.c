@@ -283,9 +283,10 @@ int pbd_Cli_Cat(int argc, char **argv) {
   pbd_CliInput in;
   memset(&in, 0, sizeof in);
   bool read = false; /* the input was read: what fails now is the output */
-  /* Matching rules and ignores (from a config) are for comparisons only. */
+  /* Matching rules, ignores and scoped tolerances (from a config) are for
+   * comparisons only. */
   pbd_CliOptions so = eff;
-  so.keys.n = so.sets.n = so.ignores.n = 0;
+  so.keys.n = so.sets.n = so.ignores.n = so.scoped_margins.n = so.scoped_fractions.n = 0;
   if (pbd_Cli_LoadSchema(&so, 0, &schema, &error)) {
     pbd_ReadOptions topts = eff.compare.read;
     topts.hash_seed = 0; /* fixed: the output must not depend on the run */

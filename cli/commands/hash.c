@@ -96,9 +96,10 @@ static bool parse_key(const pbd_CliOptions *eff, const pbd_CliSchema *schema, pb
 
 /* Hashes one input; false with the error in e when it cannot. */
 static bool hash_input(const pbd_CliOptions *eff, const char *path, pbd_CliError *e) {
-  /* Matching rules and ignores (from a config) are for comparisons only. */
+  /* Matching rules, ignores and scoped tolerances (from a config) are for
+   * comparisons only. */
   pbd_CliOptions so = *eff;
-  so.keys.n = so.sets.n = so.ignores.n = 0;
+  so.keys.n = so.sets.n = so.ignores.n = so.scoped_margins.n = so.scoped_fractions.n = 0;
   pbd_CliSchema schema;
   pbd_CliInput in;
   memset(&in, 0, sizeof in);

@@ -102,10 +102,13 @@ static const pbd_MatchRule *rule_for(const Walk *w, const pbd_FieldDef *fd) {
 
 /* ---- Values --------------------------------------------------------------- */
 
-static bool float_equal(const Walk *w, pbd_ValueKind k, uint64_t a, uint64_t b) {
+/* Two floats at the current path: equal bits or rule 10, else within the
+ * tolerance that holds there (looked up only now: most floats are equal). */
+static bool float_equal(Walk *w, pbd_ValueKind k, uint64_t a, uint64_t b) {
   if (w->o->float_bits || a == b) return a == b;
   if (pbd_Value_FloatEqual(k, a, b)) return true; /* rule 10 */
   double margin = w->o->float_margin, fraction = w->o->float_fraction;
+  if (w->o->tolerance_count) dw_tolerance_here(w, &margin, &fraction);
   if (margin <= 0 && fraction <= 0) return false;
   double x, y;
   if (k == kPbd_Value_Float) {
@@ -132,7 +135,7 @@ static bool is_float_kind(pbd_ValueKind k) {
   return k == kPbd_Value_Float || k == kPbd_Value_Double;
 }
 
-static bool values_equal(const Walk *w, const pbd_Value *a, const pbd_Value *b) {
+static bool values_equal(Walk *w, const pbd_Value *a, const pbd_Value *b) {
   if (a->kind != b->kind) return false;
   switch (a->kind) {
     case kPbd_Value_None: return true;
@@ -251,9 +254,27 @@ int dw_diff_values(Walk *w, const pbd_Value *l, const pbd_Value *r) {
   return dw_diff_values_at(w, l, r, -1, -1);
 }
 
-/* Share of equal fields of two messages (1 for two empty ones). */
-static double message_similarity(const Walk *w, const pbd_Message *a, const pbd_Message *b) {
+/* Whether two values of field f (its k-th) are equal.  With scoped
+ * tolerances the path goes down to the value first, so that the tolerance
+ * that holds there decides, as it will when the pair is walked. */
+static bool field_values_equal(Walk *w, const pbd_Field *f, uint32_t k, const pbd_Value *u,
+                               const pbd_Value *v) {
+  if (!w->o->tolerance_count) return values_equal(w, u, v);
+  size_t mark = w->path.count;
+  push_field(w, f);
+  if (!f->def || f->def->is_repeated) dw_push_index(w, k);
+  bool eq = values_equal(w, u, v);
+  pbd_Path_Truncate(&w->path, mark);
+  return eq;
+}
+
+/* Share of equal fields of two messages (1 for two empty ones), elements
+ * of the repeated field at the current path (LEFT's at left_index). */
+static double message_similarity(Walk *w, const pbd_Message *a, const pbd_Message *b,
+                                 uint32_t left_index) {
   if (!a || !b) return 0;
+  size_t mark = w->path.count;
+  if (w->o->tolerance_count) dw_push_index(w, left_index);
   uint32_t i = 0, j = 0, same = 0;
   while (i < pbd_Message_FieldCount(a) && j < pbd_Message_FieldCount(b)) {
     const pbd_Field *x = &pbd_Message_Fields(a)[i], *y = &pbd_Message_Fields(b)[j];
@@ -265,23 +286,24 @@ static double message_similarity(const Walk *w, const pbd_Message *a, const pbd_
     bool eq = x->count == y->count;
     for (uint32_t k = 0; k < x->count && eq; k++) {
       pbd_Value u = pbd_Field_Value(x, k), v = pbd_Field_Value(y, k);
-      eq = values_equal(w, &u, &v);
+      eq = field_values_equal(w, x, k, &u, &v);
     }
     same += eq;
     i++, j++;
   }
+  pbd_Path_Truncate(&w->path, mark);
   uint32_t total = pbd_Message_FieldCount(a) + pbd_Message_FieldCount(b);
   return total ? 2.0 * same / total : 1.0;
 }
 
-double dw_similarity(const Walk *w, const pbd_Value *a, const pbd_Value *b) {
+double dw_similarity(Walk *w, const pbd_Value *a, const pbd_Value *b, uint32_t left_index) {
   if (a->kind != b->kind) return 0;
   if (!dw_is_message_kind(a->kind)) return 1; /* scalars: a replaced value */
-  return message_similarity(w, a->m, b->m);
+  return message_similarity(w, a->m, b->m, left_index);
 }
 
-bool dw_similar(const Walk *w, const pbd_Value *a, const pbd_Value *b) {
-  return dw_similarity(w, a, b) >= kPbd_Similar;
+bool dw_similar(Walk *w, const pbd_Value *a, const pbd_Value *b, uint32_t left_index) {
+  return dw_similarity(w, a, b, left_index) >= kPbd_Similar;
 }
 
 /* ---- Fields --------------------------------------------------------------- */
@@ -414,6 +436,13 @@ static void walk_begin(Walk *w, const pbd_DiffOptions *opts, pbd_EditFunc *fn, v
              w->o->partial;
   for (size_t i = 0; i < w->o->ignore_count; i++)
     if (w->o->ignores[i].pattern) w->patterns = true;
+  /* a scoped tolerance, like a global one, means different hashes no
+   * longer prove a difference, wherever it applies */
+  for (size_t i = 0; i < w->o->tolerance_count; i++) {
+    const pbd_ToleranceRule *r = &w->o->tolerances[i];
+    if (r->margin > 0 || r->fraction > 0) w->fuzzy = true;
+    if (r->pattern) w->tolerance_patterns = true;
+  }
 }
 
 static int walk_end(Walk *w, int rc, size_t *n_edits, pbd_Status *s) {

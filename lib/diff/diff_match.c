@@ -110,7 +110,7 @@ int dw_diff_matched(Walk *w, const pbd_MatchRule *rule, const pbd_Field *l,
       for (uint32_t j = start; j < m; j++) {
         if (rtaken[j]) continue;
         pbd_Value b = pbd_Field_Value(r, j);
-        if (dw_is_message_kind(a.kind) && dw_similar(w, &a, &b)) {
+        if (dw_is_message_kind(a.kind) && dw_similar(w, &a, &b, i)) {
           partner[i] = j;
           rtaken[j] = true;
           break;

@@ -254,7 +254,7 @@ static bool pair_by_similarity(Walk *w, const Seq *q, uint32_t i0, uint32_t i1, 
       uint64_t place = (j - j0) * nL, skew = place > at ? place - at : at - place;
       if (skew >= reach) continue;
       pbd_Value b = pbd_Field_Value(q->r, (uint32_t)j);
-      double score = dw_similarity(w, &a, &b);
+      double score = dw_similarity(w, &a, &b, i);
       if (score < kPbd_Similar) continue;
       if (n == cap) {
         cap = cap ? cap * 2 : 64;

@@ -22,6 +22,7 @@ typedef struct {
   const pbd_MessageDef *parent;   /* and its type */
   bool fuzzy;                     /* tolerance, ignores or partial in force */
   bool patterns;                  /* some --ignore rule is a path pattern */
+  bool tolerance_patterns;        /* some tolerance rule is a path pattern */
   pbd_Buf text;                   /* the path as text, to match patterns */
   bool oom;
 } Walk;
@@ -45,13 +46,15 @@ pbd_Hash128 dw_element_key(const Walk *w, const pbd_Value *v);
 /* Two values at the current path: messages walked, the rest compared. */
 int dw_diff_values_at(Walk *w, const pbd_Value *l, const pbd_Value *r, int64_t li, int64_t ri);
 int dw_diff_values(Walk *w, const pbd_Value *l, const pbd_Value *r);
-/* How alike two elements are, 0 to 1: scalars of one kind 1 (a replaced
+/* How alike two elements of the repeated field at the current path are
+ * (LEFT's at left_index, which the path takes when tolerances are scoped),
+ * 0 to 1: scalars of one kind 1 (a replaced
  * value), messages the share of their fields that are equal (1 for two
  * empty ones).  They may be paired as one changed element from
  * kPbd_Similar (one half) up. */
-double dw_similarity(const Walk *w, const pbd_Value *a, const pbd_Value *b);
+double dw_similarity(Walk *w, const pbd_Value *a, const pbd_Value *b, uint32_t left_index);
 extern const double kPbd_Similar;
-bool dw_similar(const Walk *w, const pbd_Value *a, const pbd_Value *b);
+bool dw_similar(Walk *w, const pbd_Value *a, const pbd_Value *b, uint32_t left_index);
 
 /* Elements by key, for sorting (qsort with dw_compare_keyed: by key, then
  * index, so equal keys keep their order) and for finding the first of a key
@@ -64,6 +67,10 @@ typedef struct {
 } dw_Keyed;
 int dw_compare_keyed(const void *a, const void *b);
 size_t dw_first_keyed(const void *sorted, size_t n, size_t size, pbd_Hash128 key);
+
+/* diff_tolerance.c: the float margin and fraction at the current path (the
+ * global ones unless a pbd_ToleranceRule covers it). */
+void dw_tolerance_here(Walk *w, double *margin, double *fraction);
 
 /* diff_seq.c: a repeated field aligned as a sequence (the default). */
 int dw_diff_sequence(Walk *w, const pbd_Field *l, const pbd_Field *r);

@@ -404,6 +404,7 @@ static const struct {
 } kSchemas[] = {
     {"sem3.", "proto/sem3.proto"},
     {"sem2.", "proto/sem2.proto"},
+    {"prop.", "proto/prop.proto"},
     {"onnxtest.", "proto/onnx_optional.proto"},
     {"onnx.", "/usr/include/onnx/onnx.proto"},
 };

@@ -71,12 +71,31 @@ typedef struct {
   const char *pattern;         /* a path pattern ("graph.node[*].doc_string"), or NULL */
 } pbd_IgnoreRule;
 
+/* A float tolerance for part of the message (--float-margin SCOPE=X,
+ * --float-fraction SCOPE=Y), as ProtoTruth's usingFloatToleranceForFields.
+ * It holds for every float at or under what it names: a field, wherever it
+ * occurs (its values, and every float inside a message field), or a path
+ * pattern, as pbd_IgnoreRule's, that matches the float's path or a path
+ * above it (`graph.initializer[*].float_data` covers float_data[7]).
+ * Margin and fraction are looked up apart: each is the one of the LAST
+ * rule that matches the float's path and sets it, else the global
+ * float_margin or float_fraction.  A rule of 0 makes its scope exact under
+ * a global tolerance. */
 typedef struct {
-  bool float_bits;     /* compare floats by bit pattern */
+  const pbd_FieldDef *field;   /* by full field name, or NULL */
+  const char *pattern;         /* a path pattern, or NULL */
+  double margin, fraction;     /* negative: this rule does not set it */
+} pbd_ToleranceRule;
+
+typedef struct {
+  bool float_bits;     /* compare floats by bit pattern (tolerances do not apply) */
   /* Tolerances (as MessageDifferencer's SetFractionAndMargin): two floats
    * are equal when |a-b| <= float_margin or |a-b| <= float_fraction *
-   * max(|a|,|b|).  Both 0: exact (rule 10). */
+   * max(|a|,|b|).  Both 0: exact (rule 10).  These are the global values;
+   * `tolerances` set them for parts of the message. */
   double float_margin, float_fraction;
+  const pbd_ToleranceRule *tolerances;
+  size_t tolerance_count;
   bool report_moves;   /* emit moved edits for keyed and set elements */
   bool partial;        /* compare only the fields set in LEFT */
   const pbd_MatchRule *rules;
