@@ -202,6 +202,8 @@ typedef struct {
   pbd_MemBudget *budget_;     /* internal: the bound on the trees' memory */
   size_t nmsgs;
   size_t *begin, *end;        /* message spans in data */
+  pbd_FramedMeta meta;        /* each message's schema id and indexes (confluent
+                                 framings), else meta.records is NULL */
   pbd_Message **roots;
 } pbd_CliInput;
 

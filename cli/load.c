@@ -446,8 +446,8 @@ bool pbd_Cli_ReadInput(const pbd_CliOptions *o, const pbd_CliSchema *schema, int
   if (o->delimited) {
     pbd_Framing f = o->framing ? o->framing : kPbd_Framing_Delimited;
     pbd_Buf inflated = {0}; /* gRPC messages that were compressed */
-    if (!pbd_Input_SplitFramed(f, in->data, in->size, max_input(o), &inflated, &in->begin,
-                               &in->end, &in->nmsgs, &s)) {
+    if (!pbd_Input_SplitFramedMeta(f, in->data, in->size, max_input(o), &inflated, &in->begin,
+                                   &in->end, &in->nmsgs, &in->meta, &s)) {
       pbd_Buf_Free(&inflated);
       pbd_CliError_FromStatus(e, in->name, &s);
       return false;
@@ -497,6 +497,7 @@ void pbd_Cli_FreeInput(pbd_CliInput *in) {
   pbd_MemBudget_Free(in->budget_);
   free(in->begin);
   free(in->end);
+  pbd_FramedMeta_Free(&in->meta);
   free(in->roots);
   if (in->owned_) pbd_Buf_Free(in->owned_);
   free(in->owned_);

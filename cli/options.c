@@ -131,7 +131,7 @@ static bool set_count_size(pbd_CliOptions *o, const Option *opt, const char *arg
 static bool set_framing(pbd_CliOptions *o, const Option *opt, const char *arg, char *why, size_t n) {
   pbd_Framing f;
   if (!pbd_Framing_FromName(arg, &f)) {
-    snprintf(why, n, "--%s wants delimited, tfrecord or grpc, not '%s'", opt->name, arg);
+    snprintf(why, n, "--%s wants delimited, tfrecord, grpc, confluent or confluent-value, not '%s'", opt->name, arg);
     return false;
   }
   o->framing = f;
@@ -292,8 +292,11 @@ static const Option kOptions[] = {
      NULL, FLAG(delimited), .config_key = "delimited"},
     {"framing", 0, "NAME", kAll, kSecInputs,
      "inputs are streams of messages framed as NAME: delimited\n(as --delimited), tfrecord "
-     "(TensorFlow's TFRecord, CRCs\nchecked) or grpc (gRPC's 5-byte prefix; compressed\n"
-     "messages are inflated)",
+     "(TensorFlow's TFRecord, CRCs\nchecked), grpc (gRPC's 5-byte prefix; compressed\n"
+     "messages are inflated), confluent (Kafka values in the\nConfluent Schema Registry "
+     "format, each after a 4-byte\nbig-endian length, as kcat -f '%R%s' writes them) or\n"
+     "confluent-value (one such value, the whole input); a\nrecord's schema id and message "
+     "indexes are shown, and\nwhere they differ noted, not counted as differences",
      NULL, .set = set_framing, .config_key = "framing"},
     {"skip-prefix", 0, "N", kAll, kSecInputs, "drop the first N bytes of each input (a fixed header)",
      NULL, .set = set_count_ll, .field = FIELD(skip_prefix), .min = 0, .max = 1LL << 40,

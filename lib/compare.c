@@ -208,6 +208,8 @@ int pbd_Compare_Inputs(const pbd_CompareInput *left, const pbd_CompareInput *rig
   if (!identical && !hashes_equal(&l, &r)) {
     rc = walk(&l, &r, o, fn ? fn : count_only, ctx, &n, result, s);
     if (rc < 0) goto done;
+  } else if (left->stream && o->diff.stream_pair) { /* equal without a walk: in order */
+    for (size_t i = 0; i < l.count; i++) o->diff.stream_pair(o->diff.stream_pair_ctx, i, i);
   }
   result->n_edits = n;
   result->equal = n == 0;

@@ -26,7 +26,9 @@
  *     by its bits: `nan  # bits 0xffc00001`.
  *
  * With --delimited, each message comes after a line `# message N` (N from 0,
- * as in paths).  An empty message prints nothing.
+ * as in paths); with --framing confluent or confluent-value, the line also
+ * gives the record's schema id and message indexes:
+ * `# message 0: schema id 7, message indexes [0]`.  An empty message prints nothing.
  *
  * With --textconv (git's textconv filter, docs/git.md), a file that cannot
  * be read as protobuf (a Git LFS pointer, a corrupt or stray file) is not an
@@ -302,7 +304,12 @@ int pbd_Cli_Cat(int argc, char **argv) {
           maybe_flush(&p, false);
           continue;
         }
-        if (eff.delimited) pbd_Buf_Printf(&p.buf, "# message %zu\n", i);
+        if (eff.delimited) pbd_Buf_Printf(&p.buf, "# message %zu", i);
+        if (eff.delimited && in.meta.records) { /* a changed schema id shows in a line diff */
+          pbd_Buf_AppendStr(&p.buf, ": ");
+          pbd_RecordMeta_Format(&p.buf, &in.meta, i);
+        }
+        if (eff.delimited) pbd_Buf_AppendChar(&p.buf, '\n');
         write_body(&p, in.roots[i], 0);
         maybe_flush(&p, false);
       }

@@ -140,6 +140,90 @@ static void hint_encoding(const pbd_CliInput *in, const pbd_CliOptions *o, pbd_C
   free(end);
 }
 
+/* ---- A framing's record metadata (confluent) -------------------------------- */
+
+/* The pairs of stream messages the comparison paired (pbd_DiffOptions
+ * stream_pair), in the walk's order. */
+typedef struct {
+  size_t (*ij)[2];
+  size_t n, cap;
+  bool oom;
+} Pairs;
+
+static void collect_pair(void *ctx, size_t i, size_t j) {
+  Pairs *p = ctx;
+  if (p->n == p->cap) {
+    size_t cap = p->cap ? p->cap * 2 : 64;
+    size_t(*n)[2] = realloc(p->ij, sizeof *n * cap);
+    if (!n) {
+      p->oom = true;
+      return;
+    }
+    p->ij = n;
+    p->cap = cap;
+  }
+  p->ij[p->n][0] = i;
+  p->ij[p->n][1] = j;
+  p->n++;
+}
+
+/* A record's message indexes as `[1, 0]` (text and JSON alike). */
+static void index_path(pbd_Buf *b, const pbd_FramedMeta *m, size_t i) {
+  const pbd_RecordMeta *r = &m->records[i];
+  pbd_Buf_AppendChar(b, '[');
+  for (size_t k = 0; k < r->index_count; k++)
+    pbd_Buf_Printf(b, "%s%u", k ? ", " : "", (unsigned)m->indexes[r->first_index + k]);
+  pbd_Buf_AppendChar(b, ']');
+}
+
+/* One paired record whose metadata differ: a text line saying what
+ * changed (`note: [1]: schema id 7 -> 8, message indexes [0] -> [2]`) and
+ * a JSON object with both sides whole. */
+static void note_record(const pbd_FramedMeta *l, size_t i, const pbd_FramedMeta *r, size_t j,
+                        pbd_Buf *text, pbd_Buf *json) {
+  uint32_t lid = l->records[i].schema_id, rid = r->records[j].schema_id;
+  if (i == j) pbd_Buf_Printf(text, "note: [%zu]: ", i);
+  else pbd_Buf_Printf(text, "note: [%zu->%zu]: ", i, j);
+  if (lid != rid) pbd_Buf_Printf(text, "schema id %u -> %u", (unsigned)lid, (unsigned)rid);
+  pbd_Buf lidx = {0}, ridx = {0};
+  index_path(&lidx, l, i);
+  index_path(&ridx, r, j);
+  if (lidx.len != ridx.len || (lidx.data && memcmp(lidx.data, ridx.data, lidx.len)))
+    pbd_Buf_Printf(text, "%smessage indexes %s -> %s", lid != rid ? ", " : "",
+                   lidx.data ? lidx.data : "", ridx.data ? ridx.data : "");
+  pbd_Buf_AppendChar(text, '\n');
+  if (lidx.oom || ridx.oom) text->oom = true;
+  pbd_Buf_Free(&lidx);
+  pbd_Buf_Free(&ridx);
+  pbd_Buf_AppendStr(json, json->len > 1 ? ",\n  " : "\n  ");
+  pbd_Buf_Printf(json, "{\"left_message\": %zu, \"right_message\": %zu, "
+                       "\"left_schema_id\": %u, \"right_schema_id\": %u, \"left_indexes\": ",
+                 i, j, (unsigned)lid, (unsigned)rid);
+  index_path(json, l, i);
+  pbd_Buf_AppendStr(json, ", \"right_indexes\": ");
+  index_path(json, r, j);
+  pbd_Buf_AppendChar(json, '}');
+}
+
+/* Notes for the paired records whose schema id or message indexes differ:
+ * metadata, shown but not a difference (docs/semantics.md rule 14). */
+static bool note_metadata(const Pairs *p, const pbd_CliInput *l, const pbd_CliInput *r,
+                          pbd_Reporter *rep) {
+  pbd_Buf text = {0}, json = {0};
+  pbd_Buf_AppendChar(&json, '[');
+  for (size_t k = 0; k < p->n; k++) {
+    size_t i = p->ij[k][0], j = p->ij[k][1];
+    if (pbd_RecordMeta_Differ(&l->meta, i, &r->meta, j))
+      note_record(&l->meta, i, &r->meta, j, &text, &json);
+  }
+  pbd_Buf_AppendStr(&json, json.len > 1 ? "\n]" : "]");
+  bool ok = !text.oom && !json.oom;
+  if (ok && text.len) pbd_Reporter_Note(rep, text.data, json.data);
+  pbd_Buf_Free(&text);
+  pbd_Buf_Free(&json);
+  return ok;
+}
+
 int pbd_Cli_ComparePair(const pbd_CliOptions *o, const char *lpath, const char *rpath,
                         const char *lname, const char *rname, FILE *out, pbd_CliError *e) {
   pbd_CliSchema ls, rs;
@@ -180,6 +264,11 @@ int pbd_Cli_ComparePair(const pbd_CliOptions *o, const char *lpath, const char *
       co.right_pool = rs.pool;
       co.parallel = !o->recursive && sysconf(_SC_NPROCESSORS_ONLN) > 1;
       co.diff = ls.diff;
+      Pairs pairs = {0}; /* for the records' metadata, when both sides have some */
+      if (rep && l.meta.records && r.meta.records) {
+        co.diff.stream_pair = collect_pair;
+        co.diff.stream_pair_ctx = &pairs;
+      }
       pbd_CompareInput li = {l.data, l.size, o->delimited, l.begin, l.end, l.nmsgs};
       pbd_CompareInput ri = {r.data, r.size, o->delimited, r.begin, r.end, r.nmsgs};
       pbd_CompareResult res;
@@ -195,6 +284,10 @@ int pbd_Cli_ComparePair(const pbd_CliOptions *o, const char *lpath, const char *
 
       } else {
         status = n ? kExitDifferent : kExitEqual;
+        if (co.diff.stream_pair && (pairs.oom || !note_metadata(&pairs, &l, &r, rep))) {
+          pbd_CliError_Set(e, false, "out of memory");
+          status = kExitTrouble;
+        }
         if (n == 0 && rep && o->explain) {
           pbd_Buf text = {0}, json = {0};
           if (explain(&l, &r, &ls, &rs, o, &text, &json, e)) pbd_Reporter_Explain(rep, text.data, json.data);
@@ -207,6 +300,7 @@ int pbd_Cli_ComparePair(const pbd_CliOptions *o, const char *lpath, const char *
           status = kExitTrouble;
         }
       }
+      free(pairs.ij);
       pbd_Reporter_Free(rep);
     }
   }

@@ -108,12 +108,17 @@ static bool junit_finish(pbd_Reporter *r, bool equal) {
   double seconds = rp_seconds_now() - r->started;
   if (!r->o.junit_testcase) pbd_Report_JunitBegin(&b, 1, equal ? 0 : 1, 0, seconds);
   const char *text = r->junit_text ? r->junit_text : "";
-  const char *out = r->explain_text.len ? r->explain_text.data : NULL;
+  pbd_Buf sys = {0}; /* <system-out>: the notes, then --explain's text */
+  pbd_Buf_Append(&sys, r->note_text.data ? r->note_text.data : "", r->note_text.len);
+  pbd_Buf_Append(&sys, r->explain_text.data ? r->explain_text.data : "", r->explain_text.len);
+  const char *out = sys.len ? sys.data : NULL;
   if (equal)
-    pbd_Report_JunitCase(&b, name, seconds, NULL, NULL, NULL, NULL, 0, out, r->explain_text.len);
+    pbd_Report_JunitCase(&b, name, seconds, NULL, NULL, NULL, NULL, 0, out, sys.len);
   else
     pbd_Report_JunitCase(&b, name, seconds, "failure", "differ", message, text, r->junit_len, out,
-                         r->explain_text.len);
+                         sys.len);
+  if (sys.oom) b.oom = true;
+  pbd_Buf_Free(&sys);
   if (!r->o.junit_testcase) pbd_Report_JunitEnd(&b);
   bool ok = !b.oom && fwrite(b.data, 1, b.len, r->final_out) == b.len;
   pbd_Buf_Free(&b);

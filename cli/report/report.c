@@ -182,6 +182,14 @@ void pbd_Reporter_Explain(pbd_Reporter *r, const char *text, const char *json) {
   if (r->explain_text.oom || r->explain_json.oom) r->failed = true;
 }
 
+void pbd_Reporter_Note(pbd_Reporter *r, const char *text, const char *json) {
+  pbd_Buf_Truncate(&r->note_text, 0);
+  pbd_Buf_Truncate(&r->note_json, 0);
+  if (text) pbd_Buf_AppendStr(&r->note_text, text);
+  if (json) pbd_Buf_AppendStr(&r->note_json, json);
+  if (r->note_text.oom || r->note_json.oom) r->failed = true;
+}
+
 void pbd_Reporter_Free(pbd_Reporter *r) {
   if (!r) return;
   if (r->final_out && r->out) fclose(r->out); /* a format's own stream (junit) */
@@ -189,6 +197,8 @@ void pbd_Reporter_Free(pbd_Reporter *r) {
   free(r->test_name);
   pbd_Buf_Free(&r->explain_text);
   pbd_Buf_Free(&r->explain_json);
+  pbd_Buf_Free(&r->note_text);
+  pbd_Buf_Free(&r->note_json);
   pbd_Buf_Free(&r->line);
   pbd_Buf_Free(&r->entries);
   pbd_Buf_Free(&r->group);

@@ -181,6 +181,14 @@ int pbd_Reporter_Edit(void *reporter, const pbd_Edit *e);
  * in a newline) after the text report, `json` (a JSON value) as the
  * top-level key "encoding" of the JSON report.  Both are copied. */
 void pbd_Reporter_Explain(pbd_Reporter *r, const char *text, const char *json);
+/* Adds notes on the pair that are not differences (the records of a
+ * Confluent stream whose schema id or message indexes differ,
+ * docs/semantics.md rule 14), written by Finish: `text` (lines, each ending
+ * in a newline) after the differences and before --explain's text, `json`
+ * (a JSON value) as the top-level key "record_metadata" of the JSON report;
+ * JUnit adds the text to <system-out>, paths writes nothing.  Both are
+ * copied. */
+void pbd_Reporter_Note(pbd_Reporter *r, const char *text, const char *json);
 /* Ends the report: text writes the `... and K more differences` line or
  * the stat; JSON writes the whole object with a newline.  Returns false
  * when writing failed. */

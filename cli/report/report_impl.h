@@ -52,6 +52,7 @@ struct pbd_Reporter {
   size_t table_cap; /* power of two */
   size_t last;      /* index + 1 of the last field counted */
   pbd_Buf explain_text, explain_json; /* --explain, written by Finish */
+  pbd_Buf note_text, note_json;       /* pbd_Reporter_Note, written by Finish */
   bool failed;      /* out of memory */
   /* junit: the text report goes to `out`, a memory stream over junit_text;
    * Finish writes the XML to final_out */

@@ -356,6 +356,7 @@ void rp_text_end(pbd_Reporter *r, bool equal) {
 
 static void text_finish(pbd_Reporter *r, bool equal) {
   rp_text_end(r, equal);
+  if (r->note_text.len) fwrite(r->note_text.data, 1, r->note_text.len, r->out);
   if (r->explain_text.len) fwrite(r->explain_text.data, 1, r->explain_text.len, r->out);
 }
 

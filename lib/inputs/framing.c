@@ -1,6 +1,7 @@
 /* pbdiff — record framings (framing.h): a stream cut into message spans. */
 #include "pbdiff/inputs/framing.h"
 
+#include <inttypes.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -14,6 +15,8 @@ static const char *const kNames[] = {
     [kPbd_Framing_Delimited] = "delimited",
     [kPbd_Framing_TFRecord] = "tfrecord",
     [kPbd_Framing_Grpc] = "grpc",
+    [kPbd_Framing_Confluent] = "confluent",
+    [kPbd_Framing_ConfluentValue] = "confluent-value",
 };
 
 bool pbd_Framing_FromName(const char *name, pbd_Framing *f) {
@@ -205,17 +208,195 @@ static bool split_grpc(const uint8_t *data, size_t size, size_t max_bytes, pbd_B
   return true;
 }
 
-bool pbd_Input_SplitFramed(pbd_Framing f, const uint8_t *data, size_t size, size_t max_bytes,
-                           pbd_Buf *inflated, size_t **begin, size_t **end, size_t *count,
-                           pbd_Status *s) {
+/* ---- Confluent Schema Registry ------------------------------------------------- */
+
+static uint32_t be32(const uint8_t *p) {
+  return (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 | (uint32_t)p[2] << 8 | p[3];
+}
+
+static bool push_index(pbd_FramedMeta *m, size_t *cap, uint32_t v, pbd_Status *s) {
+  if (m->nindexes == *cap) {
+    size_t ncap = *cap ? *cap * 2 : 16;
+    uint32_t *n = realloc(m->indexes, sizeof *n * ncap);
+    if (!n) {
+      pbd_Status_SetError(s, kPbd_Status_OutOfMemory, "out of memory");
+      return false;
+    }
+    m->indexes = n;
+    *cap = ncap;
+  }
+  m->indexes[m->nindexes++] = v;
+  return true;
+}
+
+static bool push_record_meta(pbd_FramedMeta *m, size_t *cap, size_t i, const pbd_RecordMeta *r,
+                             pbd_Status *s) {
+  if (i == *cap) {
+    size_t ncap = *cap ? *cap * 2 : 16;
+    pbd_RecordMeta *n = realloc(m->records, sizeof *n * ncap);
+    if (!n) {
+      pbd_Status_SetError(s, kPbd_Status_OutOfMemory, "out of memory");
+      return false;
+    }
+    m->records = n;
+    *cap = ncap;
+  }
+  m->records[i] = *r;
+  return true;
+}
+
+/* Where the metadata goes while splitting: NULL meta keeps none (the
+ * values are still checked). */
+typedef struct {
+  pbd_FramedMeta *meta;
+  size_t records_cap, indexes_cap;
+} MetaOut;
+
+/* Reads one zigzag varint of the index list at *p (before stop) into *v;
+ * `what` names it in errors ("message index 2"). */
+static bool read_zigzag(const uint8_t *data, const uint8_t **p, const uint8_t *stop, size_t rec,
+                        const char *what, int64_t *v, pbd_Status *s) {
+  uint64_t u;
+  const uint8_t *q = pbd_Wire_ReadVarint(*p, stop, &u);
+  if (!q) {
+    pbd_Status_SetErrorAt(s, kPbd_Status_Malformed, (size_t)(*p - data),
+                          "record %zu: %s in %s", rec,
+                          pbd_Wire_VarintError(*p, stop), what);
+    return false;
+  }
+  *v = (int64_t)(u >> 1) ^ -(int64_t)(u & 1);
+  *p = q;
+  return true;
+}
+
+/* The message-index list at *p: a count, then that many indexes; count 0
+ * stands for [0].  Each index takes a byte at least, so a count above the
+ * bytes left is not a list (a corrupt or foreign value). */
+static bool read_index_list(const uint8_t *data, const uint8_t **p, const uint8_t *stop,
+                            size_t rec, MetaOut *mo, pbd_RecordMeta *r, pbd_Status *s) {
+  const uint8_t *at = *p;
+  int64_t count;
+  if (!read_zigzag(data, p, stop, rec, "the message-index count", &count, s)) return false;
+  if (count < 0 || count > stop - *p) {
+    pbd_Status_SetErrorAt(s, kPbd_Status_Malformed, (size_t)(at - data),
+                          "record %zu: message-index count %lld (%s)", rec, (long long)count,
+                          count < 0 ? "negative" : "more than the bytes left");
+    return false;
+  }
+  r->first_index = mo->meta ? mo->meta->nindexes : 0;
+  r->index_count = count ? (size_t)count : 1;
+  if (count == 0) return !mo->meta || push_index(mo->meta, &mo->indexes_cap, 0, s);
+  for (int64_t k = 0; k < count; k++) {
+    char what[48];
+    snprintf(what, sizeof what, "message index %lld", (long long)k);
+    const uint8_t *iat = *p;
+    int64_t v;
+    if (!read_zigzag(data, p, stop, rec, what, &v, s)) return false;
+    if (v < 0 || v > INT32_MAX) {
+      pbd_Status_SetErrorAt(s, kPbd_Status_Malformed, (size_t)(iat - data),
+                            "record %zu: message index %lld out of range", rec, (long long)v);
+      return false;
+    }
+    if (mo->meta && !push_index(mo->meta, &mo->indexes_cap, (uint32_t)v, s)) return false;
+  }
+  return true;
+}
+
+/* One Confluent value, data[at, stop): its message's span and metadata. */
+static bool split_confluent_value(const uint8_t *data, size_t at, size_t stop, Spans *sp,
+                                  MetaOut *mo, pbd_Status *s) {
+  size_t rec = *sp->count;
+  if (stop > at && data[at] != 0) {
+    pbd_Status_SetErrorAt(s, kPbd_Status_Malformed, at,
+                          "record %zu: magic byte 0x%02x, not 0x00: not a Confluent Schema "
+                          "Registry value", rec, data[at]);
+    return false;
+  }
+  if (stop - at < 6) { /* magic, schema id, at least one byte of indexes */
+    pbd_Status_SetErrorAt(s, kPbd_Status_Malformed, at,
+                          "record %zu: Confluent header cut short (%zu of at least 6 bytes)", rec,
+                          stop - at);
+    return false;
+  }
+  pbd_RecordMeta r = {.schema_id = be32(data + at + 1)};
+  const uint8_t *p = data + at + 5;
+  if (!read_index_list(data, &p, data + stop, rec, mo, &r, s)) return false;
+  if (mo->meta && !push_record_meta(mo->meta, &mo->records_cap, rec, &r, s)) return false;
+  return push_span(sp, (size_t)(p - data), stop, s);
+}
+
+/* Kafka values each after a u32 big-endian length (kcat's %R). */
+static bool split_confluent(const uint8_t *data, size_t size, Spans *sp, MetaOut *mo,
+                            pbd_Status *s) {
+  size_t at = 0;
+  while (at < size) {
+    size_t i = *sp->count;
+    if (size - at < 4) {
+      pbd_Status_SetErrorAt(s, kPbd_Status_Malformed, at,
+                            "record %zu: length cut short (%zu of 4 bytes)", i, size - at);
+      return false;
+    }
+    size_t len = be32(data + at);
+    if (len > size - at - 4) {
+      pbd_Status_SetErrorAt(s, kPbd_Status_Malformed, at,
+                            "record %zu of %zu bytes runs past the end (only %zu left)", i, len,
+                            size - at - 4);
+      return false;
+    }
+    if (!split_confluent_value(data, at + 4, at + 4 + len, sp, mo, s)) return false;
+    at += 4 + len;
+  }
+  return true;
+}
+
+void pbd_FramedMeta_Free(pbd_FramedMeta *meta) {
+  free(meta->records);
+  free(meta->indexes);
+  memset(meta, 0, sizeof *meta);
+}
+
+static bool same_path(const pbd_FramedMeta *a, size_t i, const pbd_FramedMeta *b, size_t j) {
+  const pbd_RecordMeta *x = &a->records[i], *y = &b->records[j];
+  return x->index_count == y->index_count &&
+         !memcmp(a->indexes + x->first_index, b->indexes + y->first_index,
+                 sizeof *a->indexes * x->index_count);
+}
+
+bool pbd_RecordMeta_Differ(const pbd_FramedMeta *a, size_t i, const pbd_FramedMeta *b, size_t j) {
+  if (!a->records || !b->records) return a->records != b->records;
+  return a->records[i].schema_id != b->records[j].schema_id || !same_path(a, i, b, j);
+}
+
+void pbd_RecordMeta_Format(pbd_Buf *out, const pbd_FramedMeta *m, size_t i) {
+  const pbd_RecordMeta *r = &m->records[i];
+  pbd_Buf_Printf(out, "schema id %" PRIu32 ", message indexes [", r->schema_id);
+  for (size_t k = 0; k < r->index_count; k++)
+    pbd_Buf_Printf(out, "%s%" PRIu32, k ? ", " : "", m->indexes[r->first_index + k]);
+  pbd_Buf_AppendChar(out, ']');
+}
+
+/* ---- all framings ------------------------------------------------------------- */
+
+bool pbd_Input_SplitFramedMeta(pbd_Framing f, const uint8_t *data, size_t size, size_t max_bytes,
+                               pbd_Buf *inflated, size_t **begin, size_t **end, size_t *count,
+                               pbd_FramedMeta *meta, pbd_Status *s) {
   Spans sp = {begin, end, count, 0};
+  MetaOut mo = {.meta = meta};
   *count = 0;
   switch (f) {
     case kPbd_Framing_None: return push_span(&sp, 0, size, s);
     case kPbd_Framing_Delimited: return split_delimited(data, size, &sp, s);
     case kPbd_Framing_TFRecord: return split_tfrecord(data, size, &sp, s);
     case kPbd_Framing_Grpc: return split_grpc(data, size, max_bytes, inflated, &sp, s);
+    case kPbd_Framing_Confluent: return split_confluent(data, size, &sp, &mo, s);
+    case kPbd_Framing_ConfluentValue: return split_confluent_value(data, 0, size, &sp, &mo, s);
   }
   pbd_Status_SetError(s, kPbd_Status_Usage, "unknown framing %d", (int)f);
   return false;
+}
+
+bool pbd_Input_SplitFramed(pbd_Framing f, const uint8_t *data, size_t size, size_t max_bytes,
+                           pbd_Buf *inflated, size_t **begin, size_t **end, size_t *count,
+                           pbd_Status *s) {
+  return pbd_Input_SplitFramedMeta(f, data, size, max_bytes, inflated, begin, end, count, NULL, s);
 }

@@ -4,9 +4,17 @@ an independent writer (Python's standard library only) of what pbdiff reads.
 
   write_framed.py FRAMING OUT MESSAGE...
 
-FRAMING is delimited, tfrecord or grpc; each MESSAGE is hex digits (may be
-empty: ""); for grpc a MESSAGE written "z:HEX" is gzip-compressed with the
-compressed flag set.  A TFRecord's CRCs are CRC-32C computed here by table."""
+FRAMING is delimited, tfrecord, grpc, confluent or confluent-value; each
+MESSAGE is hex digits (may be empty: ""); for grpc a MESSAGE written "z:HEX"
+is gzip-compressed with the compressed flag set.  A TFRecord's CRCs are
+CRC-32C computed here by table.
+
+For confluent (Kafka values each after a 4-byte big-endian length, as
+kcat -f '%R%s' writes) and confluent-value (one value, no length), a MESSAGE
+is "ID/INDEXES:HEX": the schema id, then the message indexes separated by
+commas, written as the Confluent serializer does (the single byte 0 for
+[0], else a zigzag varint count and zigzag varint indexes): "7/0:0801",
+"9/1,0:0802".  confluent-value takes one MESSAGE."""
 import gzip
 import struct
 import sys
@@ -39,7 +47,27 @@ def varint(n):
     return bytes(out)
 
 
+def zigzag(n):
+    return varint((n << 1) ^ (n >> 63))
+
+
+def confluent_value(arg):
+    head, data = arg.split(":", 1)
+    schema_id, indexes = head.split("/")
+    path = [int(i) for i in indexes.split(",")]
+    if path == [0]:
+        index_list = b"\x00"
+    else:
+        index_list = zigzag(len(path)) + b"".join(zigzag(i) for i in path)
+    return b"\x00" + struct.pack(">I", int(schema_id)) + index_list + bytes.fromhex(data)
+
+
 def frame(framing, arg):
+    if framing == "confluent":
+        value = confluent_value(arg)
+        return struct.pack(">I", len(value)) + value
+    if framing == "confluent-value":
+        return confluent_value(arg)
     compress = arg.startswith("z:")
     return frame_bytes(framing, bytes.fromhex(arg[2:] if compress else arg), compress)
 

@@ -102,6 +102,13 @@ typedef struct {
   size_t rule_count;
   const pbd_IgnoreRule *ignores;
   size_t ignore_count;
+  /* Streams only (pbd_Diff_RunStream): told each pair of messages the
+   * alignment pairs, equal, changed or moved (i in LEFT, j in RIGHT), so a
+   * caller can compare what it keeps beside each message (a framing's
+   * metadata).  NULL: not told.  pbd_Compare_Inputs also tells every (i, i)
+   * when the hashes alone find the streams equal. */
+  void (*stream_pair)(void *ctx, size_t i, size_t j);
+  void *stream_pair_ctx;
 } pbd_DiffOptions;
 
 /* Walks two finished trees of the same type.  Returns 0 when the walk ran

@@ -9,6 +9,15 @@
  *   grpc       gRPC's message framing: a compressed flag byte and a u32
  *              big-endian length before each message; a message whose flag is
  *              1 is gzip-compressed
+ *   confluent  Kafka values in the Confluent Schema Registry wire format, each
+ *              after a u32 big-endian length (as `kcat -f '%R%s'` writes them)
+ *   confluent-value  the whole input is one such value, without a length
+ *
+ * A Confluent value is the magic byte 0x00, the schema id (u32 big-endian),
+ * the message-index list, then the message: the list is a zigzag varint
+ * count N and N zigzag varint indexes, or count 0 (one 0x00 byte) for [0],
+ * the schema's first message type.  The schema id and the indexes of each
+ * record are kept (pbd_Input_SplitFramedMeta).
  *
  * Errors name the record (from 0) and its byte offset. */
 #ifndef PBD_FRAMING_H_
@@ -30,9 +39,12 @@ typedef enum {
   kPbd_Framing_Delimited,
   kPbd_Framing_TFRecord,
   kPbd_Framing_Grpc,
+  kPbd_Framing_Confluent,      /* u32 big-endian length, then a Confluent value */
+  kPbd_Framing_ConfluentValue, /* one Confluent value, the whole input */
 } pbd_Framing;
 
-/* The framing of a name ("delimited", "tfrecord", "grpc"); false if none. */
+/* The framing of a name ("delimited", "tfrecord", "grpc", "confluent",
+ * "confluent-value"); false if none. */
 bool pbd_Framing_FromName(const char *name, pbd_Framing *f);
 const char *pbd_Framing_Name(pbd_Framing f);
 
@@ -45,6 +57,35 @@ const char *pbd_Framing_Name(pbd_Framing f);
 bool pbd_Input_SplitFramed(pbd_Framing f, const uint8_t *data, size_t size, size_t max_bytes,
                            pbd_Buf *inflated, size_t **begin, size_t **end, size_t *count,
                            pbd_Status *s);
+
+/* What a framing says of each record besides its bytes: for the Confluent
+ * framings, the schema id and the message-index path (the indexes of the
+ * message type in the schema's file: [0] the first top-level message,
+ * [1, 0] the first nested type of the second). */
+typedef struct {
+  uint32_t schema_id;
+  size_t first_index;  /* its path: indexes[first_index, first_index + index_count) */
+  size_t index_count;  /* at least 1 (the single 0x00 byte is [0]) */
+} pbd_RecordMeta;
+
+typedef struct {
+  pbd_RecordMeta *records; /* one per span, or NULL: the framing carries none */
+  uint32_t *indexes;       /* every record's message indexes, one path after another */
+  size_t nindexes;
+} pbd_FramedMeta;
+
+/* pbd_Input_SplitFramed, and when meta is not NULL, each record's metadata
+ * in it (malloc'd: pbd_FramedMeta_Free, also on failure; records stays NULL
+ * for the framings without metadata).  meta must start zeroed. */
+bool pbd_Input_SplitFramedMeta(pbd_Framing f, const uint8_t *data, size_t size, size_t max_bytes,
+                               pbd_Buf *inflated, size_t **begin, size_t **end, size_t *count,
+                               pbd_FramedMeta *meta, pbd_Status *s);
+void pbd_FramedMeta_Free(pbd_FramedMeta *meta);
+
+/* Whether two records' metadata differ (schema id or index path), and one
+ * record's as text: "schema id 7, message indexes [1, 0]". */
+bool pbd_RecordMeta_Differ(const pbd_FramedMeta *a, size_t i, const pbd_FramedMeta *b, size_t j);
+void pbd_RecordMeta_Format(pbd_Buf *out, const pbd_FramedMeta *m, size_t i);
 
 /* CRC-32C (Castagnoli) of n bytes, and TFRecord's masked form of a CRC. */
 uint32_t pbd_Crc32c(const uint8_t *p, size_t n);

@@ -2,10 +2,12 @@
  * on the edit records themselves: kind, path, parent (path length and type),
  * values and the indices of repeated elements; the count, stopping by the
  * callback, the path prefix, ignore rules, moves under a key rule, streams
- * (pbd_Diff_RunStream), map key segments and the kinds' names.  (The text of
+ * (pbd_Diff_RunStream) and the pairs of stream messages it tells
+ * (stream_pair), map key segments and the kinds' names.  (The text of
  * edits over many inputs is tests/cases/semantics.cases'; matching rules
  * and alignment are check_match.c's and check_align.c's.) */
 #include <check.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -240,6 +242,34 @@ START_TEST(streams_and_segments) {
 }
 END_TEST
 
+/* The pairs stream_pair is told, as "0-0 1-2 ". */
+static void note_pair(void *ctx, size_t i, size_t j) {
+  char *out = ctx;
+  snprintf(out + strlen(out), 64 - strlen(out), "%zu-%zu ", i, j);
+}
+
+START_TEST(stream_pairs) {
+  const pbd_MessageDef *rec = tu_type("sem3.Rec");
+  /* LEFT [a, b, c], RIGHT [a, x, b, c2]: a and b equal, c changed to c2, x added;
+   * only the stream's messages are told, not repeated elements inside them */
+  const pbd_Message *l[] = {tu_tree(rec, "0a 01 61", NULL, arena), tu_tree(rec, "0a 01 62", NULL, arena),
+                            tu_tree(rec, "0a 01 63 10 01", NULL, arena)};
+  const pbd_Message *r[] = {tu_tree(rec, "0a 01 61", NULL, arena), tu_tree(rec, "0a 01 78", NULL, arena),
+                            tu_tree(rec, "0a 01 62", NULL, arena),
+                            tu_tree(rec, "0a 01 63 10 02", NULL, arena)};
+  char pairs[64] = "";
+  pbd_DiffOptions o = {.stream_pair = note_pair, .stream_pair_ctx = pairs};
+  pbd_Status s;
+  pbd_Status_Clear(&s);
+  size_t n = 0;
+  Recs out;
+  memset(&out, 0, sizeof out);
+  ck_assert_int_eq(pbd_Diff_RunStream(l, 3, r, 4, &o, record, &out, &n, &s), 0);
+  ck_assert_str_eq(pairs, "0-0 1-2 2-3 ");
+  ck_assert_uint_eq(n, 2);
+}
+END_TEST
+
 static Suite *suite(void) {
   Suite *s = suite_create("diff");
   TCase *t = tcase_create("diff");
@@ -249,6 +279,7 @@ static Suite *suite(void) {
   tcase_add_test(t, repeated_indices);
   tcase_add_test(t, options_stop_prefix_ignore_moves);
   tcase_add_test(t, streams_and_segments);
+  tcase_add_test(t, stream_pairs);
   suite_add_tcase(s, t);
   return s;
 }

@@ -1,8 +1,11 @@
 /* The record framings (lib/inputs/framing.c) on hand-made bytes: CRC-32C
  * against its published check value, TFRecord and gRPC spans, and the errors
- * that name the record and its byte offset.  (Files from an independent
- * writer are in tests/cases/cli.cases, "framing_tfrecord" and "framing_grpc".) */
+ * that name the record and its byte offset; Confluent Schema Registry
+ * values with their schema ids and message-index paths.  (Files from an
+ * independent writer are in tests/cases/cli.cases, "framing_tfrecord",
+ * "framing_grpc" and "framing_confluent".) */
 #include <check.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -79,11 +82,116 @@ START_TEST(grpc_spans) {
 }
 END_TEST
 
+/* The index path of record i as "a,b,c". */
+static const char *path_of(const pbd_FramedMeta *m, size_t i) {
+  static char out[64];
+  out[0] = '\0';
+  const pbd_RecordMeta *r = &m->records[i];
+  for (size_t k = 0; k < r->index_count; k++)
+    snprintf(out + strlen(out), sizeof out - strlen(out), "%s%u", k ? "," : "",
+             m->indexes[r->first_index + k]);
+  return out;
+}
+
+START_TEST(confluent_spans_and_metadata) {
+  /* two length-prefixed values: schema 7 with the single 0x00 byte ([0]),
+   * then schema 0x01020304 with count 2 (zigzag 0x04) and indexes 1, 64
+   * (zigzag 0x02 and 0x80 0x01) */
+  const uint8_t buf[] = {0, 0, 0, 8,    0, 0, 0, 0, 7,    0,    0x08, 0x01,
+                         0, 0, 0, 10,   0, 1, 2, 3, 4,    0x04, 0x02, 0x80, 0x01, 0x10};
+  size_t *b = NULL, *e = NULL, count = 0;
+  pbd_FramedMeta m = {0};
+  pbd_Status s;
+  pbd_Status_Clear(&s);
+  ck_assert(pbd_Input_SplitFramedMeta(kPbd_Framing_Confluent, buf, sizeof buf, 0, NULL, &b, &e,
+                                      &count, &m, &s));
+  ck_assert_uint_eq(count, 2);
+  ck_assert_uint_eq(b[0], 10);
+  ck_assert_uint_eq(e[0], 12);
+  ck_assert_uint_eq(b[1], 25);
+  ck_assert_uint_eq(e[1], 26);
+  ck_assert_uint_eq(m.records[0].schema_id, 7);
+  ck_assert_str_eq(path_of(&m, 0), "0");
+  ck_assert_uint_eq(m.records[1].schema_id, 0x01020304u);
+  ck_assert_str_eq(path_of(&m, 1), "1,64");
+  ck_assert(pbd_RecordMeta_Differ(&m, 0, &m, 1));
+  ck_assert(!pbd_RecordMeta_Differ(&m, 1, &m, 1));
+  pbd_Buf t = {0};
+  pbd_RecordMeta_Format(&t, &m, 1);
+  ck_assert_str_eq(t.data, "schema id 16909060, message indexes [1, 64]");
+  pbd_Buf_Free(&t);
+  pbd_FramedMeta_Free(&m);
+  /* one value, the whole input: the message starts after the index list */
+  ck_assert(pbd_Input_SplitFramedMeta(kPbd_Framing_ConfluentValue, buf + 16, 10, 0, NULL, &b, &e,
+                                      &count, &m, &s));
+  ck_assert_uint_eq(count, 1);
+  ck_assert_uint_eq(b[0], 9);
+  ck_assert_uint_eq(e[0], 10);
+  ck_assert_str_eq(path_of(&m, 0), "1,64");
+  pbd_FramedMeta_Free(&m);
+  /* without metadata wanted, the same spans */
+  ck_assert(pbd_Input_SplitFramed(kPbd_Framing_Confluent, buf, sizeof buf, 0, NULL, &b, &e,
+                                  &count, &s));
+  ck_assert_uint_eq(count, 2);
+  ck_assert_uint_eq(b[1], 25);
+  free(b), free(e);
+}
+END_TEST
+
+/* Splits `n` bytes as `f`, expecting failure with `msg` at `offset`. */
+static void expect_error(pbd_Framing f, const uint8_t *d, size_t n, const char *msg,
+                         size_t offset) {
+  size_t *b = NULL, *e = NULL, count = 0;
+  pbd_FramedMeta m = {0};
+  pbd_Status s;
+  pbd_Status_Clear(&s);
+  ck_assert(!pbd_Input_SplitFramedMeta(f, d, n, 0, NULL, &b, &e, &count, &m, &s));
+  ck_assert_str_eq(s.msg, msg);
+  ck_assert_uint_eq(s.offset, offset);
+  pbd_FramedMeta_Free(&m);
+  free(b), free(e);
+}
+
+START_TEST(confluent_errors) {
+  /* a good first record, then a bad magic byte in the second */
+  const uint8_t magic[] = {0, 0, 0, 6, 0, 0, 0, 0, 1, 0, 0, 0, 0, 6, 1, 0, 0, 0, 1, 0};
+  expect_error(kPbd_Framing_Confluent, magic, sizeof magic,
+               "record 1: magic byte 0x01, not 0x00: not a Confluent Schema Registry value", 14);
+  /* a value shorter than its header; a length past the end; a cut length */
+  const uint8_t shorthdr[] = {0, 0, 0, 3, 0, 0, 0};
+  expect_error(kPbd_Framing_Confluent, shorthdr, sizeof shorthdr,
+               "record 0: Confluent header cut short (3 of at least 6 bytes)", 4);
+  expect_error(kPbd_Framing_Confluent, magic, 12, "record 1: length cut short (2 of 4 bytes)", 10);
+  const uint8_t past[] = {0, 0, 0, 9, 0, 0, 0, 0, 1, 0};
+  expect_error(kPbd_Framing_Confluent, past, sizeof past,
+               "record 0 of 9 bytes runs past the end (only 6 left)", 0);
+  /* index lists: negative count (zigzag 0x01 is -1), a count above the
+   * bytes left, a truncated index, a negative index */
+  const uint8_t neg[] = {0, 0, 0, 0, 1, 0x01, 0x08};
+  expect_error(kPbd_Framing_ConfluentValue, neg, sizeof neg,
+               "record 0: message-index count -1 (negative)", 5);
+  const uint8_t absurd[] = {0, 0, 0, 0, 1, 0xfe, 0xff, 0xff, 0xff, 0x0f, 0x02};
+  expect_error(kPbd_Framing_ConfluentValue, absurd, sizeof absurd,
+               "record 0: message-index count 2147483647 (more than the bytes left)", 5);
+  const uint8_t cut[] = {0, 0, 0, 0, 1, 0x04, 0x02, 0x80};
+  expect_error(kPbd_Framing_ConfluentValue, cut, sizeof cut,
+               "record 0: truncated varint in message index 1", 7);
+  const uint8_t negidx[] = {0, 0, 0, 0, 1, 0x02, 0x03};
+  expect_error(kPbd_Framing_ConfluentValue, negidx, sizeof negidx,
+               "record 0: message index -2 out of range", 6);
+  expect_error(kPbd_Framing_ConfluentValue, negidx, 0,
+               "record 0: Confluent header cut short (0 of at least 6 bytes)", 0);
+}
+END_TEST
+
 START_TEST(framing_names) {
   pbd_Framing f;
   ck_assert(pbd_Framing_FromName("tfrecord", &f) && f == kPbd_Framing_TFRecord);
   ck_assert(pbd_Framing_FromName("grpc", &f) && f == kPbd_Framing_Grpc);
   ck_assert(pbd_Framing_FromName("delimited", &f) && f == kPbd_Framing_Delimited);
+  ck_assert(pbd_Framing_FromName("confluent", &f) && f == kPbd_Framing_Confluent);
+  ck_assert(pbd_Framing_FromName("confluent-value", &f) && f == kPbd_Framing_ConfluentValue);
+  ck_assert_str_eq(pbd_Framing_Name(kPbd_Framing_ConfluentValue), "confluent-value");
   ck_assert(!pbd_Framing_FromName("none", &f));
   ck_assert_str_eq(pbd_Framing_Name(kPbd_Framing_Grpc), "grpc");
 }
@@ -95,6 +203,8 @@ int main(void) {
   tcase_add_test(t, crc32c_check_value);
   tcase_add_test(t, tfrecord_spans_and_errors);
   tcase_add_test(t, grpc_spans);
+  tcase_add_test(t, confluent_spans_and_metadata);
+  tcase_add_test(t, confluent_errors);
   tcase_add_test(t, framing_names);
   suite_add_tcase(s, t);
   return tu_main(s);
