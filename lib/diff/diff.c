@@ -70,7 +70,18 @@ static void push_any(Walk *w, pbd_StrView type_url) {
 
 /* ---- Ignore rules ---------------------------------------------------------- */
 
-/* Whether the path as it stands now is ignored (a pattern matches it). */
+static bool some_pattern_matches(const Walk *w, const char *text) {
+  for (size_t i = 0; i < w->o->ignore_count; i++) {
+    const char *p = w->o->ignores[i].pattern;
+    if (p && pbd_Path_PatternMatches(p, text)) return true;
+  }
+  return false;
+}
+
+/* Whether the path as it stands now is ignored (a pattern matches it).  In
+ * a stream, a pattern matches the whole path (`[*].header.timestamp`) or
+ * the path below the message (`header.timestamp`, as for one message and as
+ * pbdiff noise writes it). */
 bool dw_path_ignored(Walk *w) {
   if (!w->patterns) return false;
   pbd_Buf_Truncate(&w->text, 0);
@@ -79,11 +90,16 @@ bool dw_path_ignored(Walk *w) {
     w->oom = true;
     return true;
   }
-  for (size_t i = 0; i < w->o->ignore_count; i++) {
-    const char *p = w->o->ignores[i].pattern;
-    if (p && pbd_Path_PatternMatches(p, w->text.data)) return true;
+  if (some_pattern_matches(w, w->text.data)) return true;
+  if (!w->stream || w->path.count < 2) return false; /* segments: [i], then below */
+  pbd_Buf_Truncate(&w->text, 0);
+  pbd_Path_Format(&w->text, &w->path, 1, w->path.count);
+  if (w->text.oom) {
+    w->oom = true;
+    return true;
   }
-  return false;
+  const char *below = w->text.data;
+  return some_pattern_matches(w, below[0] == '.' ? below + 1 : below);
 }
 
 static bool field_ignored(const Walk *w, const pbd_FieldDef *fd) {
@@ -483,5 +499,6 @@ int pbd_Diff_RunStream(const pbd_Message *const *left, size_t nleft,
                  .v.msgs = (pbd_Message **)right};
   Walk w;
   walk_begin(&w, opts, fn, ctx);
+  w.stream = true;
   return walk_end(&w, dw_diff_sequence(&w, &l, &r), n_edits, s);
 }

@@ -22,6 +22,7 @@ typedef struct {
   const pbd_MessageDef *parent;   /* and its type */
   bool fuzzy;                     /* tolerance, ignores or partial in force */
   bool patterns;                  /* some --ignore rule is a path pattern */
+  bool stream;                    /* a stream's messages: patterns also match below each */
   bool tolerance_patterns;        /* some tolerance rule is a path pattern */
   pbd_Buf text;                   /* the path as text, to match patterns */
   bool oom;
