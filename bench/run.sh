@@ -163,6 +163,35 @@ for p in "${PAIRS[@]}"; do
   done
 done
 
+# ------------------------------------------------------------------ corpora
+# Two streams of records (testdata/proto/corpus.proto) written by an encoder of
+# the tests' own: RIGHT re-encoded (fields reversed, non-minimal varints, the
+# header in two parts), shuffled, one record in 1000 changed; compared with
+# --record-key, which pairs records by id whatever their order.
+CORPUS_N=$(awk -v s="$SCALE" 'BEGIN { printf "%d", 1000000 * s }')
+export CDESC=$D/corpus.desc
+protoc --include_imports -I"$here/../testdata/proto" -o "$CDESC" "$here/../testdata/proto/corpus.proto"
+if [ ! -s "$D/c.left.bin" ] || [ "$(cat "$D/c.count" 2>/dev/null)" != "$CORPUS_N" ]; then
+  python3 "$here/../tests/support/write_corpus.py" --count "$CORPUS_N" "$D/c.left.bin"
+  python3 "$here/../tests/support/write_corpus.py" --count "$CORPUS_N" --style b \
+    --shuffle "$SEED" --change 1000:7 "$D/c.right.bin"
+  echo "$CORPUS_N" >"$D/c.count"
+fi
+cat "$D"/c.*.bin >/dev/null
+# shellcheck disable=SC2016
+CMD[cq]='exec "$PBDIFF" -q -s "$CDESC" -t corpus.Record --framing delimited --record-key id "$L" "$R"'
+# shellcheck disable=SC2016
+CMD[cs]='exec "$PBDIFF" --stat -s "$CDESC" -t corpus.Record --framing delimited --record-key id "$L" "$R" >/dev/null'
+# shellcheck disable=SC2016
+CMD[cr]='exec "$PBDIFF" -s "$CDESC" -t corpus.Record --framing delimited --record-key id "$L" "$R" >/dev/null'
+NAME[cq]="pbdiff -q --record-key"
+NAME[cs]="pbdiff --record-key --stat"
+NAME[cr]="pbdiff --record-key (report)"
+CORPUS_TOOLS="cq cs cr cat"
+for tool in $CORPUS_TOOLS; do
+  measure c.ch c "$tool" c.left.bin c.right.bin "$([ "$tool" = cat ] && echo 0 || echo 1)"
+done
+
 # ------------------------------------------------------------------ the report
 
 # cell KEY TOOL: "5.81 s (23x), 812 MiB", relative to pbdiff -q on the same pair.
@@ -173,7 +202,7 @@ cell() {
     skip) printf 'skipped (>%s s)' "$SKIP_SECS" ;;
     error*) printf '**error (exit %s)**' "${r#error }" ;;
     *)
-      awk -v r="$r" -v base="$base" -v self="$([ "$2" = pq ] && echo 1)" -v bad="${BAD[$1:$2]:-}" 'BEGIN {
+      awk -v r="$r" -v base="$base" -v self="$( [ "$2" = pq ] || [ "$2" = cq ] && echo 1)" -v bad="${BAD[$1:$2]:-}" 'BEGIN {
         split(r, v, " "); s = v[1] / 1e9; x = base + 0 > 0 ? v[1] / base : 0
         printf (s < 0.1 ? "%.3f s" : "%.2f s"), s
         if (!self && base + 0 > 0) printf (x < 0.1 ? " (%.2fx)" : x < 10 ? " (%.1fx)" : " (%.0fx)"), x
@@ -219,6 +248,21 @@ table() {
         printf "| %s | %.1f + %.1f | %.3f s | %.2fx | %.0f MiB | %.2fx | %.0f |\n",
           name, a / 1e6, b / 1e6, s, v[1] / w[1], v[2] / 1024, v[2] / w[2], (a + b) / 1e6 / s }'
   done
+  echo
+  echo "Corpora: two streams of $CORPUS_N records each (c.left.bin vs c.right.bin, re-encoded,"
+  echo "shuffled, one record in 1000 changed), records paired by \`--record-key id\` (ratios to"
+  echo "\`pbdiff -q --record-key\`):"
+  echo
+  local chead="| pair | inputs (MB) |" crule="|---|---|"
+  for tool in $CORPUS_TOOLS; do chead="$chead ${NAME[$tool]} |"; crule="$crule---|"; done
+  echo "$chead records/s | peak / inputs |"
+  echo "$crule---|---|"
+  row="| $CORPUS_N + $CORPUS_N records | $(awk -v a="$(size c.left.bin)" -v b="$(size c.right.bin)" 'BEGIN { printf "%.1f + %.1f", a / 1e6, b / 1e6 }') |"
+  RES[c.ch:pq]=${RES[c.ch:cq]}
+  for tool in $CORPUS_TOOLS; do row="$row $(cell c.ch "$tool") |"; done
+  echo "$row $(awk -v r="${RES[c.ch:cq]}" -v n="$CORPUS_N" -v b=$(($(size c.left.bin) + $(size c.right.bin))) 'BEGIN {
+    if (split(r, v, " ") < 3 || v[1] == "error") { printf "– | –"; exit }
+    printf "%.0f | %.1fx", 2 * n / (v[1] / 1e9), v[2] * 1024 / b }') |"
   echo
   echo "Notes: inputs from \`bench/gen_onnx.py\`: a re-encoding writes every message's fields in"
   echo "reverse order, flips packed and unpacked repeated scalars and splits some submessages in"

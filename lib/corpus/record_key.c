@@ -4,9 +4,11 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "canon/canon_internal.h"
 #include "pbdiff/corpus/records.h"
 #include "pbdiff/format/format.h"
 #include "pbdiff/tree/tree.h"
+#include "pbdiff/wire/wire.h"
 
 /* ---- The spec ------------------------------------------------------------- */
 
@@ -144,9 +146,86 @@ static pbd_Value path_value(const pbd_Message *root, const pbd_RecordKeyPath *p)
   return v;
 }
 
+/* ---- The wire's way, for the common keys ------------------------------------------- */
+
+/* Whether the wire alone reads this path as the tree does: every field a
+ * plain one (a oneof member can be cleared by a later member, an enum or a
+ * float has rules of its own), the leaf an integer, bool, string or bytes. */
+static bool wire_readable(const pbd_RecordKeyPath *p) {
+  for (size_t d = 0; d < p->depth; d++) {
+    const pbd_FieldDef *f = p->fields[d];
+    if (!f || f->oneof || f->is_extension) return false;
+  }
+  pbd_ValueKind k = pbd_ValueKindOf(p->fields[p->depth - 1]->type);
+  return k == kPbd_Value_Int || k == kPbd_Value_UInt || k == kPbd_Value_Bool ||
+         k == kPbd_Value_String || k == kPbd_Value_Bytes;
+}
+
+/* The last occurrence of the path's field d.. in data[b, e), parts of a
+ * sub-message in the order they come (rule 3: merged, the last value wins);
+ * a field of another wire type than its own is an unknown field, as the tree
+ * has it.  The record passed the hash pass, so it reads. */
+static void wire_last(const pbd_RecordKeyPath *p, size_t d, const uint8_t *base, const uint8_t *b,
+                      const uint8_t *e, pbd_WireField *last, bool *found) {
+  const pbd_FieldDef *fd = p->fields[d];
+  int want = pbd_WireTypeOf(fd->type);
+  while (b && b < e) {
+    pbd_WireField f;
+    b = pbd_Wire_ReadField(b, e, base, kPbd_MaxDepthLimit, &f, NULL);
+    if (!b || f.number != fd->number || f.wire_type != want) continue;
+    if (d + 1 == p->depth) {
+      *last = f;
+      *found = true;
+    } else {
+      wire_last(p, d + 1, base, f.data, f.data + f.size, last, found);
+    }
+  }
+}
+
+static pbd_Value wire_value(const pbd_RecordKeyPath *p, const uint8_t *buf, size_t begin,
+                            size_t end) {
+  const pbd_FieldDef *leaf = p->fields[p->depth - 1];
+  pbd_WireField f;
+  bool found = false;
+  wire_last(p, 0, buf, buf + begin, buf + end, &f, &found);
+  if (!found) return pbd_FieldDef_DefaultValue(leaf);
+  pbd_Value v;
+  memset(&v, 0, sizeof v);
+  v.field = leaf;
+  v.kind = pbd_ValueKindOf(leaf->type);
+  if (v.kind == kPbd_Value_String || v.kind == kPbd_Value_Bytes) {
+    v.s.data = (const char *)f.data;
+    v.s.size = f.size;
+  } else {
+    v.u = pbd_FieldType_DecodeScalar(leaf->type, f.value);
+  }
+  return v;
+}
+
+static bool all_wire_readable(const pbd_RecordKey *k) {
+  for (size_t i = 0; i < k->count; i++)
+    if (!wire_readable(&k->paths[i])) return false;
+  return true;
+}
+
+static bool read_from_wire(const pbd_RecordKey *k, const uint8_t *buf, size_t begin, size_t end,
+                           pbd_Buf *out, pbd_Status *s) {
+  pbd_TextOptions text = {0};
+  for (size_t i = 0; i < k->count; i++) {
+    pbd_Value v = wire_value(&k->paths[i], buf, begin, end);
+    pbd_Buf_Printf(out, "%s%s=", i ? "," : "", k->paths[i].name);
+    pbd_Format_TextValue(out, &v, &text);
+  }
+  if (out->oom) pbd_Status_SetError(s, kPbd_Status_OutOfMemory, "out of memory");
+  return !out->oom;
+}
+
+/* ---- The tree's way ------------------------------------------------------------------ */
+
 bool pbd_RecordKey_Read(const pbd_RecordKey *k, const pbd_MessageDef *type, const uint8_t *buf,
                         size_t begin, size_t end, pbd_Hash128 hash, const pbd_ReadOptions *o,
                         pbd_Arena *scratch, pbd_Buf *out, pbd_Status *s) {
+  if (all_wire_readable(k)) return read_from_wire(k, buf, begin, end, out, s);
   pbd_ArenaMark mark = pbd_Arena_Mark(scratch);
   pbd_LazyTree *t = pbd_LazyTree_New(buf, o, NULL, scratch);
   pbd_Message *root = t ? pbd_LazyTree_Root(t, type, begin, end, hash) : NULL;

@@ -67,6 +67,28 @@ START_TEST(key_reads_as_the_tree) {
 }
 END_TEST
 
+/* Keys of every kind, read from the wire or (enums, floats, oneof members)
+ * through the tree: the same text either way as the comparison sees it. */
+START_TEST(key_kinds_and_rules) {
+  pbd_DefPool *p3 = NULL;
+  const pbd_MessageDef *t = tu_message(&p3, "proto/sem3.proto", "sem3.M");
+  EXPECT_KEY(t, "s32", "2803", "s32=-2");                      /* zigzag */
+  EXPECT_KEY(t, "i32", "0a0178 0807", "i32=7");              /* LEN: not i32, an unknown field */
+  EXPECT_KEY(t, "i32", "0a0178", "i32=0");
+  EXPECT_KEY(t, "b", "3801", "b=true");
+  EXPECT_KEY(t, "by", "5a0200ff", "by=\"\\000\\377\"");
+  EXPECT_KEY(t, "fx32", "cd010a000000", "fx32=10");
+  EXPECT_KEY(t, "u64", "20ffffffffffffffffff01", "u64=18446744073709551615");
+  EXPECT_KEY(t, "inner.a", "6a020805 6a020807", "inner.a=7");  /* parts merged */
+  EXPECT_KEY(t, "color", "6002", "color=GREEN");
+  EXPECT_KEY(t, "d", "490000000000000000", "d=0");
+  EXPECT_KEY(t, "c1", "9801 05", "c1=5");
+  EXPECT_KEY(t, "c1", "9801 05 a201 0178", "c1=0");            /* cleared by c2, its oneof's */
+  EXPECT_KEY(t, "c1+inner.s", "6a03120161 9801 05", "c1=5,inner.s=\"a\"");
+  pbd_DefPool_Free(p3);
+}
+END_TEST
+
 static void expect_spec_error(const pbd_MessageDef *t, const char *spec, const char *want) {
   pbd_RecordKey k;
   pbd_Status s;
@@ -158,6 +180,7 @@ int main(void) {
   Suite *s = suite_create("records");
   TCase *t = tcase_create("records");
   tcase_add_test(t, key_reads_as_the_tree);
+  tcase_add_test(t, key_kinds_and_rules);
   tcase_add_test(t, key_spec_errors);
   tcase_add_test(t, join_by_key);
   tcase_add_test(t, join_stops_when_asked);
