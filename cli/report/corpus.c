@@ -207,7 +207,7 @@ static bool flush(pbd_Buf *b, FILE *out) {
 
 bool pbd_CorpusStat_Write(pbd_CorpusStat *c, const pbd_CorpusTotals *t, bool json, FILE *out) {
   if (c->oom) return false;
-  qsort(c->paths, c->npaths, sizeof *c->paths, by_records);
+  if (c->npaths) qsort(c->paths, c->npaths, sizeof *c->paths, by_records);
   pbd_Buf b = {0};
   if (json) write_json(c, t, &b);
   else write_text(c, t, &b);
@@ -217,7 +217,7 @@ bool pbd_CorpusStat_Write(pbd_CorpusStat *c, const pbd_CorpusTotals *t, bool jso
 bool pbd_CorpusStat_WriteNoise(pbd_CorpusStat *c, const pbd_CorpusTotals *t, const char *glob,
                                FILE *out) {
   if (c->oom) return false;
-  qsort(c->paths, c->npaths, sizeof *c->paths, by_records);
+  if (c->npaths) qsort(c->paths, c->npaths, sizeof *c->paths, by_records);
   pbd_Buf b = {0};
   pbd_Buf_AppendStr(&b, "# pbdiff noise: what differs between two runs of one version.\n# ");
   pbd_CorpusTotals_Text(&b, t);

@@ -442,6 +442,7 @@ static Suite *suite(void) {
   Suite *s = suite_create("report_text");
   TCase *tc;
   tc = tcase_create("text");
+  tcase_set_timeout(tc, 60); /* text_stat runs the CLI: slow under sanitizers on a busy machine */
   tcase_add_test(tc, text_grouping);
   tcase_add_test(tc, text_kinds);
   tcase_add_test(tc, text_color);
