@@ -157,6 +157,8 @@ def parse_args(argv):
         usage("need LEFT and RIGHT")
     if not s.record_key:
         usage("--record-key is required")
+    if "-" in operands:
+        usage("records are cut out of files: LEFT and RIGHT cannot be standard input")
     s.left, s.right = operands
     return s
 
@@ -565,6 +567,9 @@ def main(argv):
         return 2
     except OSError as e:  # the scheduler unreachable, a file gone
         print(f"{PROG}: {e}", file=sys.stderr)
+        return 2
+    except Exception as e:  # a worker lost, pbdiff's output not understood: still one line
+        print(f"{PROG}: {type(e).__name__}: {e}", file=sys.stderr)
         return 2
     sys.stdout.write(report_text(totals, paths) if cfg.text else report_json(totals, paths))
     sys.stdout.flush()
