@@ -118,6 +118,7 @@ test: all $(TEST_BIN)
 	@$(MAKE) --no-print-directory fuzz-replay
 	@$(MAKE) --no-print-directory oracle
 	@$(MAKE) --no-print-directory property
+	@$(MAKE) --no-print-directory scale
 
 # The same suite built with AddressSanitizer + UndefinedBehaviorSanitizer.
 test-asan:
@@ -140,6 +141,7 @@ clean:
 include fuzz/fuzz.mk
 include tests/oracle/oracle.mk
 include tests/property/property.mk
+include tests/scale/scale.mk
 
 # Benchmark against cmp, cat, MessageDifferencer and protoc --decode: make bench
 # (bench/run.sh says which BENCH_* variables it reads; results in bench/results.md).

@@ -1,0 +1,83 @@
+#!/bin/sh
+# The Dask driver (scripts/pbdiff-dask.py) against pbdiff itself: two corpora
+# written by an independent encoder (tests/support/write_corpus.py), compared
+# on a LocalCluster of two worker processes, must give the statistics that
+# one `pbdiff -r --stat` process gives: the same JSON text byte for byte
+# (and, parsed, the same object), the same --text, the same exit status.
+#
+#   tests/scale/run.sh PBDIFF WORKDIR
+#
+# Corpora: 3000 records; LEFT in 3 shards with r-100 written three times;
+# RIGHT re-encoded (style b), shuffled, in 5 shards (one gzip-compressed),
+# every 50th price changed, 3 records dropped, r-9 and r-100 written twice.
+# Cases: that pair; the same with --ignore price (fingerprints differ,
+# meanings do not: the batches must count them equal); LEFT against an
+# equal re-encoding (exit 0, no paths, nothing to compare).  The driver's --verbose line must
+# name two worker processes, neither of them the driver.
+set -eu
+P=$1 W=$2
+PY=/usr/bin/python3   # Debian's python3-distributed is for the system Python
+R=$(pwd)
+"$PY" -c 'import distributed' 2>/dev/null ||
+  { echo "scale: $PY cannot import distributed (apt-get install python3-distributed)" >&2; exit 1; }
+rm -rf "$W"
+mkdir -p "$W"
+protoc --include_imports -o"$W/corpus.desc" -Itestdata/proto testdata/proto/corpus.proto
+start=$(date +%s)
+cd "$W"
+w() { "$PY" "$R/tests/support/write_corpus.py" --count 3000 "$@"; }
+w --shards 3 --duplicate 100 --duplicate 100 left
+w --shards 5 --style b --shuffle 7 --change 50 --drop 5,77,1200 --duplicate 9 --duplicate 100 right
+gzip -n right/part-00002.bin
+w --shards 5 --style b --shuffle 11 --duplicate 100 --duplicate 100 same
+C="-s corpus.desc -t corpus.Record --framing delimited --record-key id"
+
+fail=0
+# one case: the driver's output and status next to pbdiff's
+check() { # NAME EXPECTED-STATUS OPTIONS... LEFT RIGHT
+  name=$1 want=$2
+  shift 2
+  st=0
+  "$PY" "$R/scripts/pbdiff-dask.py" --pbdiff "$P" --workers 2 --verbose --batch-keys 20 \
+    "$@" > "$name.dask" 2> "$name.err" || st=$?
+  pst=0
+  "$P" -r --stat --format json "$@" > "$name.pbdiff" 2> /dev/null || pst=$?
+  if [ "$st" != "$want" ] || [ "$pst" != "$want" ]; then
+    echo "scale: $name: exit $st (driver), $pst (pbdiff), not $want"; sed 's/^/  /' "$name.err"; fail=1
+  fi
+  cmp -s "$name.dask" "$name.pbdiff" ||
+    { echo "scale: $name: the driver's JSON is not pbdiff's:"; diff "$name.pbdiff" "$name.dask" | head -6; fail=1; }
+  "$PY" - "$name" <<'PY' || fail=1
+import json, re, sys
+name = sys.argv[1]
+a, b = (json.load(open(f"{name}.{s}")) for s in ("dask", "pbdiff"))
+if a != b:
+    sys.exit(f"scale: {name}: the parsed objects differ")
+err = open(f"{name}.err").read()
+m = re.search(r"(\d+) worker processes: (.*); this driver is pid (\d+)", err)
+workers = set(re.findall(r"\(pid (\d+)\)", m.group(2))) if m else set()
+ran = re.search(r"tasks per worker pid: (.*)", err)
+ran = set(re.findall(r"(\d+): \d+", ran.group(1))) if ran else set()
+if not m or m.group(1) != "2" or len(workers) != 2 or m.group(3) in workers:
+    sys.exit(f"scale: {name}: not two worker processes of their own:\n{err}")
+if not ran or not ran <= workers:
+    sys.exit(f"scale: {name}: tasks ran outside the workers ({ran} not in {workers})")
+PY
+}
+
+check differ 1 $C --examples 5 left right
+# the text form, as pbdiff --stat writes it
+st=0
+"$PY" "$R/scripts/pbdiff-dask.py" --pbdiff "$P" --text $C left right > text.dask 2> /dev/null || st=$?
+"$P" -r --stat $C left right > text.pbdiff 2> /dev/null || true
+cmp -s text.dask text.pbdiff && [ $st = 1 ] ||
+  { echo "scale: --text (exit $st) is not pbdiff --stat's:"; diff text.pbdiff text.dask | head -6; fail=1; }
+check ignore 1 $C --ignore price left right
+check equal 0 $C left same
+grep -q '"paths": \[\]}' equal.dask || { echo "scale: equal: paths not empty"; fail=1; }
+grep -q '"differ": 60,' differ.dask && grep -q '"duplicate_keys_left": 1, "duplicate_keys_right": 2' differ.dask ||
+  { echo "scale: differ: not the corpus written (60 pairs with a changed price, duplicate keys 1 and 2)"; cat differ.dask; fail=1; }
+
+secs=$(( $(date +%s) - start ))
+[ $fail -eq 0 ] && echo "scale: the Dask driver on 2 worker processes gives pbdiff's statistics (3 cases, 3000 records, ${secs} s)"
+exit $fail
