@@ -61,6 +61,10 @@ int LLVMFuzzerInitialize(int *argc, char ***argv) {
   if (!freopen("/dev/null", "w", stdout)) abort();
   char arg0[] = "pbdiff", *args[] = {arg0, NULL};
   pbd_Cli_ParseOptions(1, args, kPbd_Cmd_Compare, &options);
+  /* The operands may name devices (/dev/zero, /dev/full): they stop at the
+   * input bound as they do for users, here 1 MiB, within libFuzzer's memory
+   * limit (the 2 GiB default is protobuf's own, and test-sized elsewhere). */
+  options.max_input = 1 << 20;
   pbd_CliError e = {0};
   config = pbd_Config_Load(&options, &e);
   if (!config) abort();

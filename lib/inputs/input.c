@@ -26,11 +26,12 @@ static bool read_all(int fd, pbd_Input *in, size_t max, pbd_Status *s) {
       pbd_Status_SetError(s, kPbd_Status_OutOfMemory, "out of memory reading input");
       return false;
     }
-    if (len == cap) {
-      uint8_t *nb = realloc(buf, cap * 2);
+    if (len == cap) { /* double, but never past what the bound lets through */
+      size_t next = cap <= max / 2 ? cap * 2 : max + 1;
+      uint8_t *nb = realloc(buf, next);
       if (!nb) free(buf);
       buf = nb;
-      cap *= 2;
+      cap = next;
       continue;
     }
     ssize_t k = read(fd, buf + len, cap - len);
