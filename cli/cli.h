@@ -251,9 +251,9 @@ int pbd_Cli_ListFiles(const char *root, char ***paths, size_t *n);
 /* pbdiff [-r] --record-key KEY LEFT RIGHT, and pbdiff noise RUN1 RUN2: two
  * corpora (files or, with -r, directories of files; each file one record,
  * or a stream of records with --framing) compared record by record, paired
- * by key (cli/commands/records.c). */
-int pbd_Cli_CompareRecords(const pbd_CliOptions *o, const pbd_Config *cfg, const char *left,
-                           const char *right);
+ * by key (cli/commands/records.c).  Returns 0, 1 or 2 (with the error in e). */
+int pbd_Cli_CompareRecords(const pbd_CliOptions *o, const char *left, const char *right,
+                           pbd_CliError *e);
 /* pbdiff -r DIR1 DIR2 (cli/commands/dirs.c). */
 int pbd_Cli_CompareDirs(const pbd_CliOptions *o, const pbd_Config *cfg, const char *dir1,
                         const char *dir2);

@@ -69,10 +69,15 @@ static int corpus_command(pbd_CliOptions *o, const char *lpath, const char *rpat
   pbd_Config *cfg = pbd_Config_LoadOrSay(o, o->noise ? "pbdiff noise" : "pbdiff");
   int status = kExitTrouble;
   if (cfg) {
+    o->report.test_name = rpath; /* --format junit: the test case is named after RIGHT */
     pbd_CliOptions eff = pbd_Config_Apply(cfg, o, config_path(lpath, rpath));
     if (!eff.noise) pbd_Cli_StartPager(&eff);
-    status = pbd_Cli_CompareRecords(&eff, cfg, lpath, rpath);
+    pbd_CliError error = {0};
+    status = pbd_Cli_CompareRecords(&eff, lpath, rpath, &error);
     pbd_Cli_EndPager();
+    pbd_CliError_PrintNote(stderr, &error);
+    if (status == kExitTrouble) pbd_CliError_Print(stderr, &error, eff.noise ? "pbdiff noise" : "pbdiff");
+    if (status == kExitTrouble && !eff.quiet && !eff.noise) trouble_report(&eff, rpath, &error);
     pbd_Cli_FreeApplied(&eff);
     pbd_Config_Free(cfg);
   }

@@ -619,6 +619,8 @@ static void check_combinations(pbd_Command cmd, const pbd_CliOptions *o) {
     die_usage(cmd, "%s", "--float-bits and a float tolerance contradict each other");
   if (o->config && o->no_config)
     die_usage(cmd, "%s", "--config and --no-config contradict each other");
+  if (o->record_key && (o->explain || o->summary))
+    die_usage(cmd, "%s", "--explain and --summary are for single comparisons and -r, not --record-key");
   if ((o->summary || o->jobs) && !o->recursive)
     die_usage(cmd, "%s", "--summary and --jobs are for -r (directories)");
 }

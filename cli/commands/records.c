@@ -325,11 +325,9 @@ static bool finish_report(Run *run, bool differ) {
   return ok;
 }
 
-int pbd_Cli_CompareRecords(const pbd_CliOptions *o, const pbd_Config *cfg, const char *left,
-                           const char *right) {
-  (void)cfg;
-  pbd_CliError e = {0};
-  Run run = {.o = o, .e = &e};
+int pbd_Cli_CompareRecords(const pbd_CliOptions *o, const char *left, const char *right,
+                           pbd_CliError *e) {
+  Run run = {.o = o, .e = e};
   run.l.root = left;
   run.r.root = right;
   bool two = o->left_schemas.n || o->right_schemas.n || o->left_type || o->right_type;
@@ -340,20 +338,18 @@ int pbd_Cli_CompareRecords(const pbd_CliOptions *o, const pbd_Config *cfg, const
   if (ok) {
     run.totals.left_records = pbd_RecordIndex_Count(run.l.index);
     run.totals.right_records = pbd_RecordIndex_Count(run.r.index);
-    if (!start_report(&run)) pbd_CliError_Set(&e, false, "out of memory");
+    if (!start_report(&run)) pbd_CliError_Set(e, false, "out of memory");
   }
   int status = kExitTrouble;
   if (ok && (o->quiet || run.rep || run.stat)) {
     int rc = pbd_Records_Join(run.l.index, run.r.index, on_pair, &run);
-    if (rc < 0 && !run.failed) pbd_CliError_Set(&e, false, "out of memory");
+    if (rc < 0 && !run.failed) pbd_CliError_Set(e, false, "out of memory");
     bool differ = run.totals.changed || run.totals.only_left || run.totals.only_right ||
                   (o->quiet && run.n_edits);
-    if (rc >= 0 && !finish_report(&run, differ)) pbd_CliError_Set(&e, false, "cannot write the report");
+    if (rc >= 0 && !finish_report(&run, differ)) pbd_CliError_Set(e, false, "cannot write the report");
     else if (rc >= 0) status = differ ? kExitDifferent : kExitEqual;
     if (o->noise && status != kExitTrouble) status = kExitEqual; /* noise found is no failure */
   }
-  pbd_CliError_PrintNote(stderr, &e);
-  if (status == kExitTrouble) pbd_CliError_Print(stderr, &e, o->noise ? "pbdiff noise" : "pbdiff");
   pbd_Reporter_Free(run.rep);
   pbd_CorpusStat_Free(run.stat);
   pbd_Buf_Free(&run.key);
