@@ -55,18 +55,20 @@ static void print_fingerprint(const pbd_CliOptions *eff, const char *path, const
   pbd_Buf_Free(&b);
 }
 
-/* The fingerprint of message i of `in` into fp: pbh1 from the hash pass, or
- * pbs1 from its tree (read by pbd_Cli_ReadInput); with a record key, its
- * text into key (scratch: working memory for reading it). */
+/* The fingerprint of message i of `in` into fp: pbh1 from the hash pass
+ * (the file's hasher), or pbs1 from its tree (read by pbd_Cli_ReadInput);
+ * with a record key, its text into key (scratch: working memory for it). */
 static bool fingerprint(const pbd_CliOptions *eff, const pbd_CliSchema *schema,
                         const pbd_CliInput *in, size_t i, const pbd_ReadOptions *topts,
-                        const pbd_RecordKey *rk, pbd_Arena *scratch, char fp[80], pbd_Buf *key,
-                        pbd_Status *s) {
+                        pbd_Hasher *hasher, const pbd_RecordKey *rk, pbd_Arena *scratch,
+                        char fp[80], pbd_Buf *key, pbd_Status *s) {
   pbd_Buf_Truncate(key, 0);
   pbd_Hash128 h;
-  if (rk && !(pbd_Canon_Hash(schema->type, in->data, in->begin[i], in->end[i], topts, NULL, &h, s) &&
-              pbd_RecordKey_Read(rk, schema->type, in->data, in->begin[i], in->end[i], h, topts,
-                                 scratch, key, s)))
+  pbd_Part part = {in->data + in->begin[i], in->end[i] - in->begin[i]};
+  if ((rk || !eff->sha256) && !pbd_Hasher_HashParts(hasher, schema->type, &part, 1, 0, &h, NULL, s))
+    return false;
+  if (rk && !pbd_RecordKey_Read(rk, schema->type, in->data, in->begin[i], in->end[i], h, topts,
+                                scratch, key, s))
     return false;
   if (eff->sha256) {
     uint8_t d[32];
@@ -78,8 +80,6 @@ static bool fingerprint(const pbd_CliOptions *eff, const pbd_CliSchema *schema,
     for (int j = 0; j < 32; j++) k += snprintf(fp + k, (size_t)(80 - k), "%02x", d[j]);
     return true;
   }
-  if (!rk && !pbd_Canon_Hash(schema->type, in->data, in->begin[i], in->end[i], topts, NULL, &h, s))
-    return false;
   snprintf(fp, 80, "%s:%016" PRIx64 "%016" PRIx64, PBDIFF_HASH_SCHEME, h.hi, h.lo);
   return true;
 }
@@ -106,6 +106,7 @@ static bool hash_input(const pbd_CliOptions *eff, const char *path, pbd_CliError
   bool ok = false;
   pbd_RecordKey rk;
   pbd_Arena *scratch = pbd_Arena_New();
+  pbd_Hasher *hasher = NULL;
   pbd_Buf key = {0};
   memset(&schema, 0, sizeof schema);
   if (!scratch) pbd_CliError_Set(e, false, "out of memory");
@@ -116,12 +117,18 @@ static bool hash_input(const pbd_CliOptions *eff, const char *path, pbd_CliError
     /* pbs1 needs each message's tree; pbh1 comes from the wire */
     ok = pbd_Cli_ReadInput(eff, &schema, 0, path, NULL, eff->left_format,
                            eff->sha256 ? &topts : NULL, &in, e);
+    /* one hasher per input: its working memory serves every message */
+    hasher = ok ? pbd_Hasher_New(in.data, &topts, NULL) : NULL;
+    if (ok && !hasher) {
+      pbd_CliError_Set(e, false, "out of memory");
+      ok = false;
+    }
     for (size_t i = 0; ok && i < in.nmsgs; i++) {
       char fp[80];
       pbd_Status s;
       pbd_Status_Clear(&s);
-      if (!fingerprint(eff, &schema, &in, i, &topts, eff->record_key ? &rk : NULL, scratch, fp,
-                       &key, &s)) {
+      if (!fingerprint(eff, &schema, &in, i, &topts, hasher, eff->record_key ? &rk : NULL, scratch,
+                       fp, &key, &s)) {
         if (eff->delimited) {
           char seg[32];
           snprintf(seg, sizeof seg, "[%zu]", i);
@@ -134,6 +141,7 @@ static bool hash_input(const pbd_CliOptions *eff, const char *path, pbd_CliError
       print_fingerprint(eff, path, &in, i, fp, &key);
     }
   }
+  pbd_Hasher_Free(hasher);
   pbd_Buf_Free(&key);
   pbd_Arena_Free(scratch);
   pbd_Cli_FreeInput(&in);

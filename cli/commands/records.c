@@ -85,13 +85,14 @@ static void position_key(const Side *s, size_t f, size_t i, pbd_Buf *out) {
   pbd_Buf_Printf(out, "%s#%zu", s->rels ? s->rels[f] : "", i);
 }
 
-static bool index_record(Run *run, Side *s, int side, size_t f, size_t i, pbd_Status *st) {
+static bool index_record(Run *run, Side *s, int side, size_t f, size_t i, pbd_Hasher *hasher,
+                         pbd_Status *st) {
   const pbd_CliInput *in = &s->inputs[f];
   const pbd_ReadOptions *ro = side == 1 ? &run->lread : &run->rread;
   pbd_Hash128 h;
   pbd_Buf_Truncate(&run->key, 0);
-  if (!pbd_Canon_Hash(s->schema.type, in->data, in->begin[i], in->end[i], ro, NULL, &h, st))
-    return false;
+  pbd_Part part = {in->data + in->begin[i], in->end[i] - in->begin[i]};
+  if (!pbd_Hasher_HashParts(hasher, s->schema.type, &part, 1, 0, &h, NULL, st)) return false;
   if (run->o->record_key) {
     if (!pbd_RecordKey_Read(&s->key, s->schema.type, in->data, in->begin[i], in->end[i], h, ro,
                             run->arena, &run->key, st))
@@ -114,10 +115,17 @@ static bool read_side(Run *run, Side *s, int side) {
     if (!pbd_Cli_ReadInput(run->o, &s->schema, side, path, NULL, side == 1 ? run->o->left_format
                            : run->o->right_format, NULL, &s->inputs[f], run->e))
       return false;
+    /* one hasher per file: its working memory serves every record */
+    pbd_Hasher *hasher = pbd_Hasher_New(s->inputs[f].data, side == 1 ? &run->lread : &run->rread, NULL);
+    if (!hasher) {
+      pbd_CliError_Set(run->e, false, "out of memory");
+      return false;
+    }
     for (size_t i = 0; i < s->inputs[f].nmsgs; i++) {
       pbd_Status st;
       pbd_Status_Clear(&st);
-      if (!index_record(run, s, side, f, i, &st)) {
+      if (!index_record(run, s, side, f, i, hasher, &st)) {
+        pbd_Hasher_Free(hasher);
         if (run->o->delimited) {
           char seg[32];
           snprintf(seg, sizeof seg, "[%zu]", i);
@@ -127,6 +135,7 @@ static bool read_side(Run *run, Side *s, int side) {
         return false;
       }
     }
+    pbd_Hasher_Free(hasher);
   }
   return true;
 }
