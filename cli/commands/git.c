@@ -40,6 +40,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -187,9 +188,25 @@ static void xfrm_lines(pbd_Buf *b, bool color, const char *xfrm) {
   pbd_Buf_Free(&plain);
 }
 
+/* Whether a path is a regular file (or /dev/null): what git names is one, but an operand
+ * could name a device or a FIFO, which hash-object and a byte comparison
+ * would read without end (/dev/zero). */
+static bool regular_file(const char *path, off_t *size) {
+  if (!strcmp(path, "/dev/null")) { /* git's side of an added or deleted file: empty */
+    if (size) *size = 0;
+    return true;
+  }
+  struct stat st;
+  if (stat(path, &st) != 0 || !S_ISREG(st.st_mode)) return false;
+  if (size) *size = st.st_size;
+  return true;
+}
+
 /* The blob id git would give a work-tree file (git passes zeros for those):
- * `git hash-object -- FILE`; `hex` is left as it is when that fails. */
+ * `git hash-object -- FILE`; `hex` is left as it is when that fails or the
+ * file is not a regular one. */
 static void work_tree_hex(const char *file, char *hex, size_t n) {
+  if (!regular_file(file, NULL)) return;
   char *argv[] = {"git", "hash-object", "--", (char *)file, NULL};
   char out[160];
   if (run_capture(argv, out, sizeof out) != 0) return;
@@ -198,8 +215,11 @@ static void work_tree_hex(const char *file, char *hex, size_t n) {
   if (is_hex(out) && len < n) memcpy(hex, out, len + 1);
 }
 
-/* Whether two files hold the same bytes (false when one cannot be read). */
+/* Whether two regular files hold the same bytes (false when one cannot be
+ * read or is not a regular file). */
 static bool same_bytes(const char *a, const char *b) {
+  off_t sa, sb;
+  if (!regular_file(a, &sa) || !regular_file(b, &sb) || sa != sb) return false;
   FILE *fa = fopen(a, "rb"), *fb = fopen(b, "rb");
   bool same = fa && fb;
   char ba[1 << 15], bb[1 << 15];
