@@ -243,6 +243,9 @@ int pbd_Cli_GitDriver(const pbd_CliOptions *o, const pbd_Config *cfg, char **arg
  * ("." for a side that is not there). */
 bool pbd_Cli_GitIdOrGone(const char *s);
 bool pbd_Cli_GitModeOrGone(const char *s);
+/* "a" + "/" + "b", malloc'd (no slash added after an empty a or one ending
+ * in '/'); NULL when out of memory. */
+char *pbd_Cli_JoinPath(const char *a, const char *b);
 /* The regular files under root as paths relative to it, in byte order (a
  * malloc'd array of malloc'd strings); as -r walks a tree.  Returns 0, 1
  * when a subdirectory could not be read, 2 when root could not (each error

@@ -65,8 +65,7 @@ static void list_free(PathList *l) {
   memset(l, 0, sizeof *l);
 }
 
-/* "a" + "/" + "b" (no slash added after an empty a or one ending in '/'). */
-static char *join(const char *a, const char *b) {
+char *pbd_Cli_JoinPath(const char *a, const char *b) {
   size_t na = strlen(a), nb = strlen(b);
   bool slash = na > 0 && a[na - 1] != '/';
   char *s = malloc(na + slash + nb + 1);
@@ -92,7 +91,7 @@ static void print_err(const char *fmt, ...) {
  * paths relative to root.  Returns 0, or 1 when a subdirectory could not be
  * read and 2 when root itself could not (the error printed). */
 static int walk(const char *root, const char *rel, PathList *out) {
-  char *dir = rel[0] ? join(root, rel) : strdup(root);
+  char *dir = rel[0] ? pbd_Cli_JoinPath(root, rel) : strdup(root);
   if (!dir) {
     out->oom = true;
     return 1;
@@ -120,7 +119,7 @@ static int walk(const char *root, const char *rel, PathList *out) {
       }
     }
     if (!is_dir && !is_reg) continue;
-    char *child = rel[0] ? join(rel, name) : strdup(name);
+    char *child = rel[0] ? pbd_Cli_JoinPath(rel, name) : strdup(name);
     if (is_reg) {
       list_add(out, child);
     } else if (child) {
@@ -281,8 +280,8 @@ static bool collect(DirRun *r) {
     } else {
       Job *j = &r->jobs[r->njobs++];
       j->rel = l->v[i];
-      j->lpath = join(r->d1, l->v[i]);
-      j->rpath = join(r->d2, rt->v[k]);
+      j->lpath = pbd_Cli_JoinPath(r->d1, l->v[i]);
+      j->rpath = pbd_Cli_JoinPath(r->d2, rt->v[k]);
       if (!j->lpath || !j->rpath) return !(r->oom = true);
       r->entries[r->nentries++] = (Entry){l->v[i], kEntry_Both};
       i++, k++;

@@ -31,6 +31,7 @@ enum { kMaxDuplicateLines = 10 };
 typedef struct {
   const char *root;        /* as given */
   char **rels;             /* the files under it (-r), or NULL: root is the file */
+  char **paths;            /* root/rel for each: the inputs' names, kept for the run */
   size_t nfiles;
   pbd_CliInput *inputs;
   pbd_CliSchema schema;
@@ -55,11 +56,6 @@ typedef struct {
   bool failed;
 } Run;
 
-static const char *file_path(const Side *s, size_t f, char *buf, size_t n) {
-  if (!s->rels) return s->root;
-  snprintf(buf, n, "%s/%s", s->root, s->rels[f]);
-  return buf;
-}
 
 /* ---- Reading each side ---------------------------------------------------------- */
 
@@ -76,8 +72,15 @@ static bool list_side(const pbd_CliOptions *o, Side *s, pbd_CliError *e) {
   }
   s->inputs = calloc(s->nfiles ? s->nfiles : 1, sizeof *s->inputs);
   s->index = pbd_RecordIndex_New();
-  if (!s->inputs || !s->index) pbd_CliError_Set(e, false, "out of memory");
-  return s->inputs && s->index;
+  bool ok = s->inputs && s->index;
+  if (ok && s->rels) {
+    s->paths = calloc(s->nfiles ? s->nfiles : 1, sizeof *s->paths);
+    for (size_t f = 0; s->paths && f < s->nfiles && ok; f++)
+      ok = (s->paths[f] = pbd_Cli_JoinPath(s->root, s->rels[f])) != NULL;
+    ok = ok && s->paths;
+  }
+  if (!ok) pbd_CliError_Set(e, false, "out of memory");
+  return ok;
 }
 
 /* The key of a record by position (no --record-key): `REL#I`. */
@@ -109,11 +112,10 @@ static bool index_record(Run *run, Side *s, int side, size_t f, size_t i, pbd_Ha
 }
 
 static bool read_side(Run *run, Side *s, int side) {
-  char buf[4096];
   for (size_t f = 0; f < s->nfiles; f++) {
-    const char *path = file_path(s, f, buf, sizeof buf);
-    if (!pbd_Cli_ReadInput(run->o, &s->schema, side, path, NULL, side == 1 ? run->o->left_format
-                           : run->o->right_format, NULL, &s->inputs[f], run->e))
+    if (!pbd_Cli_ReadInput(run->o, &s->schema, side, s->paths ? s->paths[f] : s->root, NULL,
+                           side == 1 ? run->o->left_format : run->o->right_format, NULL,
+                           &s->inputs[f], run->e))
       return false;
     /* one hasher per file: its working memory serves every record */
     pbd_Hasher *hasher = pbd_Hasher_New(s->inputs[f].data, side == 1 ? &run->lread : &run->rread, NULL);
@@ -193,10 +195,11 @@ static int one_side(Run *run, const Side *s, const pbd_Record *rec, bool added) 
   pbd_Status_Clear(&st);
   pbd_ArenaMark mark = pbd_Arena_Mark(run->arena);
   const pbd_ReadOptions *ro = added ? &run->rread : &run->lread;
-  pbd_Message *m = run->stat || !run->rep ? NULL
+  /* only a report shows the record (statistics count it, -q stops at it) */
+  pbd_Message *m = !run->rep ? NULL
       : pbd_Tree_Parse(s->schema.type, in->data, in->begin[rec->index], in->end[rec->index], ro,
                        run->arena, &st);
-  if (run->rep && !run->stat && !m) {
+  if (run->rep && !m) {
     pbd_CliError_FromStatus(run->e, in->name, &st);
     run->failed = true;
     return -1;
@@ -300,7 +303,9 @@ static void free_side(Side *s) {
   for (size_t f = 0; s->inputs && f < s->nfiles; f++) pbd_Cli_FreeInput(&s->inputs[f]);
   free(s->inputs);
   for (size_t f = 0; s->rels && f < s->nfiles; f++) free(s->rels[f]);
+  for (size_t f = 0; s->paths && f < s->nfiles; f++) free(s->paths[f]);
   free(s->rels);
+  free(s->paths);
   pbd_Cli_FreeSchema(&s->schema);
   pbd_RecordIndex_Free(s->index);
 }

@@ -84,21 +84,20 @@ static bool some_pattern_matches(const Walk *w, const char *text) {
  * pbdiff noise writes it). */
 bool dw_path_ignored(Walk *w) {
   if (!w->patterns) return false;
+  /* rendered in two steps, the first segment then the rest, which
+   * pbd_Path_Format makes the whole path: the rest is a stream message's
+   * own path (segments: [i], then below) */
   pbd_Buf_Truncate(&w->text, 0);
-  pbd_Path_Format(&w->text, &w->path, 0, w->path.count);
-  if (w->text.oom) {
-    w->oom = true;
-    return true;
-  }
-  if (some_pattern_matches(w, w->text.data)) return true;
-  if (!w->stream || w->path.count < 2) return false; /* segments: [i], then below */
-  pbd_Buf_Truncate(&w->text, 0);
+  pbd_Path_Format(&w->text, &w->path, 0, 1);
+  size_t first = w->text.len;
   pbd_Path_Format(&w->text, &w->path, 1, w->path.count);
   if (w->text.oom) {
     w->oom = true;
     return true;
   }
-  const char *below = w->text.data;
+  if (some_pattern_matches(w, w->text.data)) return true;
+  if (!w->stream || w->path.count < 2) return false;
+  const char *below = w->text.data + first;
   return some_pattern_matches(w, below[0] == '.' ? below + 1 : below);
 }
 
