@@ -6,10 +6,10 @@
 
 #include "pbdiff/diff/path.h"
 #include "pbdiff/format/format.h"
-#include "report.h"
+#include "report/report_impl.h"
 
 typedef struct {
-  char *pattern;
+  char *pattern;                  /* first: indexed by rp_NameIndex */
   size_t records;                 /* records where it differs */
   size_t by_kind[5];              /* the same, by kind of difference */
   size_t last_any, last_kind[5];  /* the record that counted last (seq), not to count twice */
@@ -21,6 +21,7 @@ struct pbd_CorpusStat {
   size_t max_examples;
   PathCount *paths;
   size_t npaths, cap;
+  rp_NameIndex index;             /* over the patterns */
   size_t seq;                     /* the record being counted (from 1) */
   char *record;                   /* its key text */
   pbd_Buf pattern;
@@ -41,6 +42,7 @@ void pbd_CorpusStat_Free(pbd_CorpusStat *c) {
     free(c->paths[i].pattern);
   }
   free(c->paths);
+  rp_NameIndex_Free(&c->index);
   free(c->record);
   pbd_Buf_Free(&c->pattern);
   free(c);
@@ -72,8 +74,9 @@ static void path_pattern(pbd_Buf *out, const pbd_Path *p) {
 }
 
 static PathCount *find_path(pbd_CorpusStat *c, const char *pattern) {
-  for (size_t i = 0; i < c->npaths; i++)
-    if (!strcmp(c->paths[i].pattern, pattern)) return &c->paths[i];
+  size_t i = rp_NameIndex_Find(&c->index, c->paths, sizeof *c->paths, c->npaths, pattern,
+                               strlen(pattern));
+  if (i < c->npaths) return &c->paths[i];
   if (c->npaths == c->cap) {
     size_t cap = c->cap ? 2 * c->cap : 32;
     PathCount *np = realloc(c->paths, cap * sizeof *np);
@@ -85,7 +88,8 @@ static PathCount *find_path(pbd_CorpusStat *c, const char *pattern) {
   memset(pc, 0, sizeof *pc);
   pc->pattern = strdup(pattern);
   pc->examples = calloc(c->max_examples ? c->max_examples : 1, sizeof *pc->examples);
-  if (!pc->pattern || !pc->examples) {
+  if (!pc->pattern || !pc->examples ||
+      !rp_NameIndex_Add(&c->index, c->paths, sizeof *c->paths, c->npaths)) {
     free(pc->pattern);
     free(pc->examples);
     return NULL;
@@ -125,7 +129,8 @@ int pbd_CorpusStat_Edit(void *ctx, const pbd_Edit *e) {
 /* ---- Writing ------------------------------------------------------------------ */
 
 /* Most records first, then by pattern: an order a merge of partial
- * statistics (scripts/pbdiff-dask.py) can rebuild. */
+ * statistics (scripts/pbdiff-dask.py) can rebuild.  Sorting is the last
+ * use of the statistics: the index over the patterns no longer holds. */
 static int by_records(const void *pa, const void *pb) {
   const PathCount *a = pa, *b = pb;
   if (a->records != b->records) return a->records < b->records ? 1 : -1;

@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <xxhash.h>
 
 const pbd_EditKind kPbd_KindOrder[kKinds] = {kPbd_Edit_Changed, kPbd_Edit_Added,
                                              kPbd_Edit_Removed, kPbd_Edit_Presence,
@@ -205,7 +206,7 @@ void pbd_Reporter_Free(pbd_Reporter *r) {
   pbd_Buf_Free(&r->path);
   for (size_t i = 0; i < r->nfields; i++) free(r->fields[i].name);
   free(r->fields);
-  free(r->table);
+  rp_NameIndex_Free(&r->field_index);
   free(r->left_name);
   free(r->right_name);
   free(r);
@@ -317,4 +318,58 @@ void pbd_FilesReporter_Free(pbd_FilesReporter *s) {
   pbd_StatTotals_Free(s->stat);
   pbd_Buf_Free(&s->doc);
   free(s);
+}
+
+/* ---- the name index ------------------------------------------------------------ */
+
+static const char *item_name(const void *items, size_t stride, size_t i) {
+  return *(char *const *)((const char *)items + i * stride);
+}
+
+static size_t name_slot(const rp_NameIndex *x, const char *name, size_t len) {
+  return (size_t)XXH3_64bits(name, len) & (x->cap - 1);
+}
+
+static bool name_is(const char *item, const char *name, size_t len) {
+  return strncmp(item, name, len) == 0 && item[len] == '\0';
+}
+
+size_t rp_NameIndex_Find(rp_NameIndex *x, const void *items, size_t stride, size_t n,
+                         const char *name, size_t len) {
+  if (x->last && name_is(item_name(items, stride, x->last - 1), name, len)) return x->last - 1;
+  if (!x->cap) return n;
+  for (size_t h = name_slot(x, name, len); x->slots[h]; h = (h + 1) & (x->cap - 1)) {
+    if (name_is(item_name(items, stride, x->slots[h] - 1), name, len)) {
+      x->last = x->slots[h];
+      return x->slots[h] - 1;
+    }
+  }
+  return n;
+}
+
+static void name_insert(rp_NameIndex *x, const void *items, size_t stride, size_t i) {
+  const char *name = item_name(items, stride, i);
+  size_t h = name_slot(x, name, strlen(name));
+  while (x->slots[h]) h = (h + 1) & (x->cap - 1);
+  x->slots[h] = i + 1;
+}
+
+bool rp_NameIndex_Add(rp_NameIndex *x, const void *items, size_t stride, size_t n) {
+  if ((n + 1) * 2 > x->cap) { /* at most half full: rebuild twice as large */
+    size_t cap = x->cap ? x->cap * 2 : 64;
+    size_t *slots = calloc(cap, sizeof *slots);
+    if (!slots) return false;
+    free(x->slots);
+    x->slots = slots;
+    x->cap = cap;
+    for (size_t i = 0; i < n; i++) name_insert(x, items, stride, i);
+  }
+  name_insert(x, items, stride, n);
+  x->last = n + 1;
+  return true;
+}
+
+void rp_NameIndex_Free(rp_NameIndex *x) {
+  free(x->slots);
+  memset(x, 0, sizeof *x);
 }

@@ -3,7 +3,6 @@
  * summary line per file). */
 #include <stdlib.h>
 #include <string.h>
-#include <xxhash.h>
 
 #include "pbdiff/format/format.h"
 #include "report/report_impl.h"
@@ -56,38 +55,10 @@ static void top_field(pbd_Reporter *r, const pbd_Path *p, const char **name, siz
   *len = strlen(t);
 }
 
-static bool stat_grow_table(pbd_Reporter *r) {
-  size_t cap = r->table_cap ? r->table_cap * 2 : 64;
-  size_t *t = calloc(cap, sizeof *t);
-  if (!t) return false;
-  for (size_t i = 0; i < r->nfields; i++) {
-    const char *n = r->fields[i].name;
-    size_t h = (size_t)XXH3_64bits(n, strlen(n)) & (cap - 1);
-    while (t[h]) h = (h + 1) & (cap - 1);
-    t[h] = i + 1;
-  }
-  free(r->table);
-  r->table = t;
-  r->table_cap = cap;
-  return true;
-}
-
 /* The counts of a top-level field, added when new; NULL when out of memory. */
 static StatField *stat_field(pbd_Reporter *r, const char *name, size_t len) {
-  if (r->last) {
-    StatField *f = &r->fields[r->last - 1];
-    if (strlen(f->name) == len && memcmp(f->name, name, len) == 0) return f;
-  }
-  if ((r->nfields + 1) * 2 > r->table_cap && !stat_grow_table(r)) return NULL;
-  size_t h = (size_t)XXH3_64bits(name, len) & (r->table_cap - 1);
-  while (r->table[h]) {
-    StatField *f = &r->fields[r->table[h] - 1];
-    if (strlen(f->name) == len && memcmp(f->name, name, len) == 0) {
-      r->last = r->table[h];
-      return f;
-    }
-    h = (h + 1) & (r->table_cap - 1);
-  }
+  size_t i = rp_NameIndex_Find(&r->field_index, r->fields, sizeof *r->fields, r->nfields, name, len);
+  if (i < r->nfields) return &r->fields[i];
   if (r->nfields == r->fields_cap) {
     size_t cap = r->fields_cap ? r->fields_cap * 2 : 16;
     StatField *nf = realloc(r->fields, cap * sizeof *nf);
@@ -97,12 +68,12 @@ static StatField *stat_field(pbd_Reporter *r, const char *name, size_t len) {
   }
   StatField *f = &r->fields[r->nfields];
   memset(f, 0, sizeof *f);
-  f->name = malloc(len + 1);
-  if (!f->name) return NULL;
-  memcpy(f->name, name, len);
-  f->name[len] = '\0';
-  r->table[h] = ++r->nfields;
-  r->last = r->nfields;
+  f->name = strndup(name, len);
+  if (!f->name || !rp_NameIndex_Add(&r->field_index, r->fields, sizeof *r->fields, r->nfields)) {
+    free(f->name);
+    return NULL;
+  }
+  r->nfields++;
   return f;
 }
 
