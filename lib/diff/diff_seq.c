@@ -18,6 +18,10 @@
  *     other's place, the most alike first, then the closest; the rest are
  *     removed or added.  Each choice reads the same with the sides swapped,
  *     so swapping LEFT and RIGHT mirrors the edits.
+ *  4. Order: the field is ordered, so a pair that crosses another (similar
+ *     messages that swapped places) is `moved` as well as compared: under
+ *     ignores, tolerances or --partial its content may read as equal, and
+ *     the change of place must still be reported (docs/semantics.md).
  *
  * A changed element's path segment carries both indices (`v[2]` in LEFT
  * is `v[3]` in RIGHT), which text reports show as `v[2->3]`. */
@@ -77,7 +81,7 @@ static int moved_elem(Walk *w, const pbd_Field *l, uint32_t i, const pbd_Field *
   int rc = 0;
   if (!dw_path_ignored(w)) {
     rc = dw_emit_at(w, kPbd_Edit_Moved, &a, &b, i, j);
-    if (!rc) rc = dw_diff_values_at(w, &a, &b, i, j); /* equal keys; confirm */
+    if (!rc) rc = dw_diff_values_at(w, &a, &b, i, j); /* and what else changed */
   }
   pbd_Path_Truncate(&w->path, mark);
   return rc;
@@ -172,6 +176,66 @@ static uint32_t not_moved(const Seq *q, uint32_t i0, uint32_t i1, uint32_t j0, u
   return nl;
 }
 
+/* Which of a run's pairs keep their order: the longest run of pairs whose
+ * RIGHT places rise with their LEFT places (patience sorting).  A pair
+ * outside it crossed another: its element changed places, which in an
+ * ordered field is a difference of its own, reported as `moved` even where
+ * ignores, tolerances or --partial leave its content equal.  in_order[k]
+ * for LEFT element i0 + k.  false when out of memory. */
+static bool pairs_in_order(const uint32_t *partner, uint32_t n, uint32_t j1, bool *in_order) {
+  uint32_t *tail = malloc((n + 1) * sizeof *tail); /* tail[len]: k ending the best run of len+1 */
+  uint32_t *prev = malloc((n + 1) * sizeof *prev);
+  if (!tail || !prev) {
+    free(tail), free(prev);
+    return false;
+  }
+  uint32_t len = 0;
+  for (uint32_t k = 0; k < n; k++) {
+    in_order[k] = false;
+    if (partner[k] == j1) continue;
+    uint32_t lo = 0, hi = len;
+    while (lo < hi) {
+      uint32_t mid = lo + (hi - lo) / 2;
+      if (partner[tail[mid]] < partner[k]) lo = mid + 1;
+      else hi = mid;
+    }
+    prev[k] = lo ? tail[lo - 1] : UINT32_MAX;
+    tail[lo] = k;
+    if (lo == len) len++;
+  }
+  for (uint32_t k = len ? tail[len - 1] : UINT32_MAX; k != UINT32_MAX; k = prev[k])
+    in_order[k] = true;
+  free(tail), free(prev);
+  return true;
+}
+
+/* Reports a run once its elements are paired (partner[i - i0]: RIGHT's
+ * index, or j1 for none; taken[j - j0]: RIGHT's element is paired): moved
+ * elements where they left, pairs that crossed another as moved, the other
+ * pairs as changes, then what is left as removed and added. */
+static int emit_run(Walk *w, const Seq *q, uint32_t i0, uint32_t i1, uint32_t j0, uint32_t j1,
+                    const uint32_t *partner, const bool *taken) {
+  size_t mark = w->path.count;
+  bool *in_order = malloc((i1 - i0 + 1) * sizeof *in_order);
+  if (!in_order || !pairs_in_order(partner, i1 - i0, j1, in_order)) {
+    free(in_order);
+    w->oom = true;
+    return -1;
+  }
+  int rc = 0;
+  for (uint32_t i = i0; i < i1 && !rc; i++) {
+    uint32_t j = partner[i - i0];
+    if (q->moved_to[i] >= 0) rc = moved_elem(w, q->l, i, q->r, (uint32_t)q->moved_to[i], mark);
+    else if (j == j1) rc = removed_elem(w, q->l, i, mark);
+    else if (!in_order[i - i0]) rc = moved_elem(w, q->l, i, q->r, j, mark);
+    else rc = changed_elem(w, q->l, i, q->r, j, mark);
+  }
+  for (uint32_t j = j0; j < j1 && !rc; j++)
+    if (!q->moved_in[j] && !taken[j - j0]) rc = added_elem(w, q->r, j, mark);
+  free(in_order);
+  return rc;
+}
+
 /* The next RIGHT element from *cursor in [j0, j1) of kind k that is not
  * moved in, or j1. */
 static uint32_t next_of_kind(const Seq *q, uint32_t *cursor, uint32_t j1, pbd_ValueKind k) {
@@ -186,33 +250,28 @@ static uint32_t next_of_kind(const Seq *q, uint32_t *cursor, uint32_t j1, pbd_Va
  * k-th of that kind on the other, so that swapping the sides mirrors the
  * edits. */
 static int scalar_run(Walk *w, const Seq *q, uint32_t i0, uint32_t i1, uint32_t j0, uint32_t j1) {
-  size_t mark = w->path.count;
   uint32_t cursor[kPbd_Value_Group + 1];
   for (size_t k = 0; k < sizeof cursor / sizeof *cursor; k++) cursor[k] = j0;
   bool *taken = calloc(j1 - j0 + 1, sizeof *taken);
-  if (!taken) {
+  uint32_t *partner = malloc((i1 - i0 + 1) * sizeof *partner);
+  if (!taken || !partner) {
+    free(taken), free(partner);
     w->oom = true;
     return -1;
   }
-  int rc = 0;
-  for (uint32_t i = i0; i < i1 && !rc; i++) {
-    if (q->moved_to[i] >= 0) {
-      rc = moved_elem(w, q->l, i, q->r, (uint32_t)q->moved_to[i], mark);
-      continue;
-    }
+  for (uint32_t i = i0; i < i1; i++) {
+    partner[i - i0] = j1;
+    if (q->moved_to[i] >= 0) continue;
     pbd_ValueKind k = pbd_Field_Value(q->l, i).kind;
     uint32_t j = (unsigned)k <= kPbd_Value_Group ? next_of_kind(q, &cursor[k], j1, k) : j1;
     if (j < j1) {
       taken[j - j0] = true;
       cursor[k]++;
-      rc = changed_elem(w, q->l, i, q->r, j, mark);
-    } else {
-      rc = removed_elem(w, q->l, i, mark);
+      partner[i - i0] = j;
     }
   }
-  for (uint32_t j = j0; j < j1 && !rc; j++)
-    if (!q->moved_in[j] && !taken[j - j0]) rc = added_elem(w, q->r, j, mark);
-  free(taken);
+  int rc = emit_run(w, q, i0, i1, j0, j1, partner, taken);
+  free(taken), free(partner);
   return rc;
 }
 
@@ -284,7 +343,6 @@ static bool pair_by_similarity(Walk *w, const Seq *q, uint32_t i0, uint32_t i1, 
  * message of one field, say); more pair by similarity (pair_by_similarity),
  * wherever they stand in the run; the rest are removed, then added. */
 static int message_run(Walk *w, const Seq *q, uint32_t i0, uint32_t i1, uint32_t j0, uint32_t j1) {
-  size_t mark = w->path.count;
   uint32_t nr, nl = not_moved(q, i0, i1, j0, j1, &nr);
   bool *taken = calloc(j1 - j0 + 1, sizeof *taken);
   uint32_t *partner = malloc((i1 - i0 + 1) * sizeof *partner);
@@ -306,14 +364,7 @@ static int message_run(Walk *w, const Seq *q, uint32_t i0, uint32_t i1, uint32_t
     w->oom = true;
     return -1;
   }
-  int rc = 0;
-  for (uint32_t i = i0; i < i1 && !rc; i++) {
-    if (q->moved_to[i] >= 0) rc = moved_elem(w, q->l, i, q->r, (uint32_t)q->moved_to[i], mark);
-    else if (partner[i - i0] == j1) rc = removed_elem(w, q->l, i, mark);
-    else rc = changed_elem(w, q->l, i, q->r, partner[i - i0], mark);
-  }
-  for (uint32_t j = j0; j < j1 && !rc; j++)
-    if (!q->moved_in[j] && !taken[j - j0]) rc = added_elem(w, q->r, j, mark);
+  int rc = emit_run(w, q, i0, i1, j0, j1, partner, taken);
   free(taken), free(partner);
   return rc;
 }

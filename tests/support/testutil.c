@@ -267,22 +267,45 @@ char *tu_mirror_edits(const char *edits) {
 
 void tu_expect_diff(const char *where, const pbd_MessageDef *t, const pbd_ReadOptions *o,
                     const char *lhex, const char *rhex, const char *want, const char *want_back) {
+  tu_expect_diff_with(where, t, o, NULL, lhex, rhex, want, want_back);
+}
+
+/* Whether hashes can prove a difference under these options. */
+static bool options_are_fuzzy(const pbd_DiffOptions *d) {
+  bool fuzzy = d->float_margin > 0 || d->float_fraction > 0 || d->ignore_count || d->partial;
+  for (size_t i = 0; i < d->tolerance_count; i++)
+    fuzzy |= d->tolerances[i].margin > 0 || d->tolerances[i].fraction > 0;
+  return fuzzy;
+}
+
+static void check_hash_verdict(const char *w, const char *sep, const char *lhex, const char *rhex,
+                               const char *how, bool fuzzy, bool heq, bool equal) {
+  if (fuzzy)
+    ck_assert_msg(!heq || equal, "%s%s%s vs %s%s: equal hashes but edits", w, sep, lhex, rhex, how);
+  else
+    ck_assert_msg(heq == equal, "%s%s%s vs %s%s: hash equality %d disagrees", w, sep, lhex, rhex,
+                  how, heq);
+}
+
+void tu_expect_diff_with(const char *where, const pbd_MessageDef *t, const pbd_ReadOptions *o,
+                         const pbd_DiffOptions *opts, const char *lhex, const char *rhex,
+                         const char *want, const char *want_back) {
   const char *w = where ? where : "", *sep = where ? ": " : "";
-  pbd_DiffOptions d = {.float_bits = o->float_bits};
-  bool heq;
+  pbd_DiffOptions d = {0};
+  if (opts) d = *opts;
+  d.float_bits = o->float_bits;
+  bool heq, fuzzy = options_are_fuzzy(&d);
   char *got = tu_diff_hex(t, lhex, rhex, o, &d, &heq);
   ck_assert_msg(!strcmp(got, want), "%s%s%s vs %s:\n got: [%s]\nwant: [%s]", w, sep, lhex, rhex,
                 got, want);
-  ck_assert_msg(heq == (want[0] == '\0'), "%s%s%s vs %s: hash equality %d disagrees", w, sep, lhex,
-                rhex, heq);
+  check_hash_verdict(w, sep, lhex, rhex, "", fuzzy, heq, want[0] == '\0');
   free(got);
   char *mirrored = want_back ? NULL : tu_mirror_edits(want);
   const char *back = want_back ? want_back : mirrored;
   got = tu_diff_hex(t, rhex, lhex, o, &d, &heq);
   ck_assert_msg(!strcmp(got, back), "%s%s%s vs %s (reversed):\n got: [%s]\nwant: [%s]", w, sep,
                 rhex, lhex, got, back);
-  ck_assert_msg(heq == (want[0] == '\0'), "%s%s%s vs %s (reversed): hash equality %d disagrees", w,
-                sep, rhex, lhex, heq);
+  check_hash_verdict(w, sep, rhex, lhex, " (reversed)", fuzzy, heq, back[0] == '\0');
   free(got);
   free(mirrored);
 }

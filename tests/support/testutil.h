@@ -79,6 +79,12 @@ char *tu_mirror_edits(const char *edits);
  * "tests/cases/semantics.cases:12". */
 void tu_expect_diff(const char *where, const pbd_MessageDef *t, const pbd_ReadOptions *o,
                     const char *lhex, const char *rhex, const char *want, const char *want_back);
+/* tu_expect_diff with these diff options (float_bits is taken from o).
+ * Under ignores, tolerances or --partial equal content may hash apart, so
+ * the hashes are then held only to "equal hashes: no edits". */
+void tu_expect_diff_with(const char *where, const pbd_MessageDef *t, const pbd_ReadOptions *o,
+                         const pbd_DiffOptions *d, const char *lhex, const char *rhex,
+                         const char *want, const char *want_back);
 
 /* The message `name` of pool / the field `name` of m; fail the test when it
  * is not there. */

@@ -16,7 +16,10 @@
 typedef struct {
   int line;
   char *type; /* NULL: schemaless */
-  bool equivalent, ignore_unknown, float_bits;
+  bool equivalent, ignore_unknown, float_bits, partial;
+  double float_margin, float_fraction;
+  pbd_IgnoreRule ignores[4]; /* ignore=PATTERN, patterns owned */
+  size_t ignore_count;
   char *left, *right;     /* hex */
   char *want, *want_back; /* tu_diff_hex's form; want_back NULL: the mirror */
 } Case;
@@ -59,6 +62,11 @@ static void parse_options(Case *c, char *f) {
     if (!strcmp(o, "equivalent")) c->equivalent = true;
     else if (!strcmp(o, "ignore-unknown")) c->ignore_unknown = true;
     else if (!strcmp(o, "float-bits")) c->float_bits = true;
+    else if (!strcmp(o, "partial")) c->partial = true;
+    else if (!strncmp(o, "float-margin=", 13)) c->float_margin = atof(o + 13);
+    else if (!strncmp(o, "float-fraction=", 15)) c->float_fraction = atof(o + 15);
+    else if (!strncmp(o, "ignore=", 7) && c->ignore_count < 4)
+      c->ignores[c->ignore_count++].pattern = strdup(o + 7);
     else tu_cases_error(CASES_FILE, c->line, "unknown option", o);
   }
 }
@@ -112,8 +120,11 @@ START_TEST(semantic_case) {
   o.float_bits = c->float_bits;
   char where[256];
   snprintf(where, sizeof where, "%s:%d", CASES_FILE, c->line);
-  tu_expect_diff(where, c->type ? tu_type(c->type) : NULL, &o, c->left, c->right, c->want,
-                 c->want_back);
+  pbd_DiffOptions d = {.partial = c->partial, .float_margin = c->float_margin,
+                       .float_fraction = c->float_fraction, .ignores = c->ignores,
+                       .ignore_count = c->ignore_count};
+  tu_expect_diff_with(where, c->type ? tu_type(c->type) : NULL, &o, &d, c->left, c->right,
+                      c->want, c->want_back);
 }
 END_TEST
 
@@ -138,6 +149,7 @@ int main(void) {
     free(cases[i].right);
     free(cases[i].want);
     free(cases[i].want_back);
+    for (size_t k = 0; k < cases[i].ignore_count; k++) free((char *)cases[i].ignores[k].pattern);
   }
   free(cases);
   return rc;
