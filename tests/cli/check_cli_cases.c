@@ -15,15 +15,17 @@
 TU_CLI_FIXTURES("cli_cases", "proto/sem3.proto", "sem3.desc", "proto/sem2.proto", "sem2.desc",
                 "proto/corpus.proto", "corpus.desc")
 
-/* The files of cases: the general ones, and the corpus commands'. */
-static const char *const kCaseFiles[] = {"tests/cases/cli.cases", "tests/cases/corpus.cases"};
+/* The files of cases: the general ones, the corpus commands', and order under
+ * every option's. */
+static const char *const kCaseFiles[] = {"tests/cases/cli.cases", "tests/cases/corpus.cases",
+                                         "tests/cases/order.cases"};
 static const char *cases_file; /* the file being read, or the case's own */
 
 /* The shell variables every command sees (tu_cli.h's option strings). */
 #define CASE_VARS                                                               \
   "S3='" S3 "' S3REC='" S3REC "' S2='" S2 "' ONNX_PROTO='" ONNX_PROTO "' "      \
   "ONNX_NODE='" ONNX_NODE "' ONNX_MODEL='" ONNX_MODEL "' "                      \
-  "C='-s ../corpus.desc -t corpus.Record' W=\"python3 $R/tests/support/write_corpus.py\"; "
+  "C='-s ../corpus.desc -t corpus.Record' W=\"/usr/bin/python3 $R/tests/support/write_corpus.py\"; "
 
 typedef enum { kFile, kCommand } StepKind;
 
