@@ -38,6 +38,10 @@ const pbd_Value kPbd_DiffNone = {.kind = kPbd_Value_None};
 
 int dw_emit_at(Walk *w, pbd_EditKind kind, const pbd_Value *l, const pbd_Value *r,
                    int64_t li, int64_t ri) {
+  if (w->path.count == w->index_base_at + 1) { /* an element of a window's field */
+    if (li >= 0) li += w->index_base;
+    if (ri >= 0) ri += w->index_base;
+  }
   pbd_Edit e = {kind, &w->path, w->parent_count, w->parent,
                 l ? *l : kPbd_DiffNone, r ? *r : kPbd_DiffNone, li, ri};
   w->n++;
@@ -58,7 +62,13 @@ static void push_field(Walk *w, const pbd_Field *f) {
                         .number = f->number, .field = f->def});
 }
 
-void dw_push_index(Walk *w, uint32_t i) { push(w, (pbd_PathSeg){.kind = kPbd_Seg_Index, .number = i}); }
+uint32_t dw_element_index(const Walk *w, uint32_t i) {
+  return w->path.count == w->index_base_at ? i + w->index_base : i;
+}
+
+void dw_push_index(Walk *w, uint32_t i) {
+  push(w, (pbd_PathSeg){.kind = kPbd_Seg_Index, .number = dw_element_index(w, i)});
+}
 
 void dw_push_map_key(Walk *w, const pbd_Value *key) {
   push(w, (pbd_PathSeg){.kind = kPbd_Seg_MapKey, .key = *key});
@@ -419,15 +429,37 @@ static int diff_fields(Walk *w, const pbd_Message *l, const pbd_Message *r) {
   return rc;
 }
 
+/* Two large messages that differ in one sequence field's occurrences only
+ * are walked through their windows (pbd_MessageWindow): the level of a
+ * field of millions of elements is not read, only the elements between
+ * its common prefix and suffix.  Not where a rule matches the field other
+ * than as a sequence.  1: walked (the result in *rc), 0: not narrowed. */
+static int diff_window(Walk *w, const pbd_Message *l, const pbd_Message *r, int *rc) {
+  pbd_MessageWindow win;
+  if (!pbd_Message_NarrowPair(l, r, &win)) return 0;
+  const pbd_MatchRule *rule = rule_for(w, win.field);
+  if (rule && rule->kind != kPbd_Match_Sequence) return 0;
+  uint32_t base = w->index_base;
+  size_t at = w->index_base_at;
+  w->index_base = win.base;
+  w->index_base_at = w->path.count + 1; /* below the field's segment */
+  *rc = diff_message(w, win.left, win.right);
+  w->index_base = base;
+  w->index_base_at = at;
+  return 1;
+}
+
 static int diff_message(Walk *w, const pbd_Message *l, const pbd_Message *r) {
   if (l == r || pbd_Hash128_Equal(l->hash, r->hash)) return 0;
+  int rc;
+  if (diff_window(w, l, r, &rc)) return rc;
   pbd_Message_ReadPair(l, r); /* both sides' fields, at once when they are big */
   pbd_StrView lu = pbd_Message_AnyTypeUrl(l), ru = pbd_Message_AnyTypeUrl(r);
   if (pbd_Message_AnyPayload(l) && pbd_Message_AnyPayload(r) && lu.size == ru.size && !memcmp(lu.data, ru.data, lu.size)) {
     /* Rule 11: an Any is compared through its unpacked payload. */
     size_t mark = w->path.count;
     push_any(w, lu);
-    int rc = diff_message(w, pbd_Message_AnyPayload(l), pbd_Message_AnyPayload(r));
+    rc = diff_message(w, pbd_Message_AnyPayload(l), pbd_Message_AnyPayload(r));
     pbd_Path_Truncate(&w->path, mark);
     return rc;
   }
@@ -435,7 +467,7 @@ static int diff_message(Walk *w, const pbd_Message *l, const pbd_Message *r) {
   const pbd_MessageDef *saved = w->parent;
   w->parent_count = w->path.count;
   w->parent = l->def;
-  int rc = diff_fields(w, l, r);
+  rc = diff_fields(w, l, r);
   w->parent_count = saved_count;
   w->parent = saved;
   return rc;
@@ -444,6 +476,7 @@ static int diff_message(Walk *w, const pbd_Message *l, const pbd_Message *r) {
 static void walk_begin(Walk *w, const pbd_DiffOptions *opts, pbd_EditFunc *fn, void *ctx) {
   static const pbd_DiffOptions kDefaults = {0};
   memset(w, 0, sizeof *w);
+  w->index_base_at = SIZE_MAX;
   w->o = opts ? opts : &kDefaults;
   w->fn = fn;
   w->ctx = ctx;

@@ -25,6 +25,11 @@ typedef struct {
   bool stream;                    /* a stream's messages: patterns also match below each */
   bool tolerance_patterns;        /* some tolerance rule is a path pattern */
   pbd_Buf text;                   /* the path as text, to match patterns */
+  /* Walking a window of two messages (pbd_MessageWindow): an element index
+   * pushed at path depth index_base_at is index_base higher.  index_base_at
+   * is SIZE_MAX when no window is walked. */
+  uint32_t index_base;
+  size_t index_base_at;
   bool oom;
 } Walk;
 
@@ -38,6 +43,8 @@ int dw_emit_at(Walk *w, pbd_EditKind kind, const pbd_Value *l, const pbd_Value *
 int dw_emit(Walk *w, pbd_EditKind kind, const pbd_Value *l, const pbd_Value *r);
 /* Path segments: pushed on the way in, cut back to a mark on the way out. */
 void dw_push_index(Walk *w, uint32_t i);
+/* An element's index as paths give it (higher in a window's field). */
+uint32_t dw_element_index(const Walk *w, uint32_t i);
 void dw_push_map_key(Walk *w, const pbd_Value *key);
 /* The current path matches an --ignore pattern. */
 bool dw_path_ignored(Walk *w);

@@ -89,6 +89,23 @@ void pbd_Message_ReadPair(const pbd_Message *a, const pbd_Message *b);
 /* No field at all, and no resolved Any payload. */
 bool pbd_Message_IsEmpty(const pbd_Message *m);
 
+/* Where two shallow messages differ, when that is one repeated field's
+ * occurrences only (lib/tree/tree_window.c says when): `left` and `right`
+ * are messages of the two windows' bytes, unread, of the same type, and
+ * hold only `number`'s elements; the elements before the windows, `base` of
+ * them, are the same on both sides, and so are those after.  A walk
+ * compares the windows instead of the messages, the elements' indices
+ * `base` higher. */
+typedef struct {
+  pbd_Message *left, *right;
+  uint32_t number;
+  const pbd_FieldDef *field; /* NULL: an unknown field, or no schema */
+  uint32_t base;
+} pbd_MessageWindow;
+/* false (and nothing read) when the messages are small, read already, or
+ * differ in more than one such field. */
+bool pbd_Message_NarrowPair(const pbd_Message *a, const pbd_Message *b, pbd_MessageWindow *out);
+
 
 
 /* Parses buf[begin, end) as a message of type `type` (NULL: schemaless).
