@@ -22,6 +22,9 @@
  *     messages that swapped places) is `moved` as well as compared: under
  *     ignores, tolerances or --partial its content may read as equal, and
  *     the change of place must still be reported (docs/semantics.md).
+ *  5. Shapes: two lists of one length that the alignment only cuts and
+ *     adds to, at no fewer edits than comparing them in place, are compared
+ *     in place (pair_by_position).
  *
  * A changed element's path segment carries both indices (`v[2]` in LEFT
  * is `v[3]` in RIGHT), which text reports show as `v[2->3]`. */
@@ -377,6 +380,40 @@ static int diff_run(Walk *w, const Seq *q, uint32_t i0, uint32_t i1, uint32_t j0
   return message_run(w, q, i0, i1, j0, j1);
 }
 
+/* ---- 5. shapes: position by position ----------------------------------------- */
+
+/* Whether two lists of one length are better read position by position:
+ * the alignment moved nothing and paired nothing in its runs (each run is
+ * elements removed or elements added), and comparing in place costs no
+ * more edits than those removals and additions.  An ONNX shape [1,1,4,3]
+ * against [1,1,3,2] is then `dim[2]: 4 -> 3`, `dim[3]: 3 -> 2`, as people
+ * read shapes and coordinates, not a 4 removed and a 2 added; a list
+ * shifted by one ([1,2,3] against [2,3,4]) stays a removal and an
+ * addition, which is fewer edits than three changes. */
+static bool pair_by_position(const Seq *q, const pbd_AlignPair *pairs, size_t np) {
+  uint32_t n = q->l->count;
+  if (n != q->r->count || np == n) return false;
+  for (uint32_t i = 0; i < n; i++)
+    if (q->moved_to[i] >= 0) return false;
+  uint32_t i = 0, j = 0;
+  for (size_t k = 0; k <= np; k++) {
+    uint32_t pi = k < np ? pairs[k].a : n, pj = k < np ? pairs[k].b : n;
+    if (pi > i && pj > j) return false; /* a run with elements on both sides */
+    i = pi + 1;
+    j = pj + 1;
+  }
+  size_t in_place = 0;
+  for (uint32_t k = 0; k < n; k++) in_place += !pbd_Hash128_Equal(q->ka[k], q->kb[k]);
+  return in_place <= 2 * ((size_t)n - np);
+}
+
+static int diff_by_position(Walk *w, const pbd_Field *l, const pbd_Field *r) {
+  size_t mark = w->path.count;
+  int rc = 0;
+  for (uint32_t i = 0; i < l->count && !rc; i++) rc = changed_elem(w, l, i, r, i, mark);
+  return rc;
+}
+
 static pbd_Hash128 *element_keys(Walk *w, const pbd_Field *f) {
   pbd_Hash128 *k = malloc(sizeof *k * (f->count ? f->count : 1));
   if (!k) return NULL;
@@ -401,6 +438,10 @@ int dw_diff_sequence(Walk *w, const pbd_Field *l, const pbd_Field *r) {
     goto done;
   }
   prefer_substitutions(&q, pairs, &np);
+  if (pair_by_position(&q, pairs, np)) {
+    rc = diff_by_position(w, l, r);
+    goto done;
+  }
   rc = 0;
   uint32_t i = 0, j = 0;
   size_t mark = w->path.count;
