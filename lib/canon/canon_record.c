@@ -61,7 +61,8 @@ static bool is_default(const Slot *s, bool by_value) {
 static bool drop_as_default(const Ctx *c, const Msg *m, const Slot *s) {
   const pbd_FieldDef *fd = s->fd;
   if (fd->is_repeated) return false;
-  if (m->def && m->def->is_map_entry) return is_default(s, false); /* rule 5 */
+  /* rule 5: a map value is always set, so rule 10 makes -0.0 its default */
+  if (m->def && m->def->is_map_entry) return is_default(s, !c->o->float_bits);
   if (!fd->has_presence) return is_default(s, false);               /* rule 7 */
   return c->o->equivalent && is_default(s, true);
 }

@@ -129,9 +129,18 @@ static const pbd_MatchRule *rule_for(const Walk *w, const pbd_FieldDef *fd) {
 
 /* Two floats at the current path: equal bits or rule 10, else within the
  * tolerance that holds there (looked up only now: most floats are equal). */
+static bool float_tolerated(Walk *w, pbd_ValueKind k, uint64_t a, uint64_t b);
+
 static bool float_equal(Walk *w, pbd_ValueKind k, uint64_t a, uint64_t b) {
   if (w->o->float_bits || a == b) return a == b;
   if (pbd_Value_FloatEqual(k, a, b)) return true; /* rule 10 */
+  return float_tolerated(w, k, a, b);
+}
+
+/* Whether the tolerance at the current path takes two floats as equal
+ * (false where none holds). */
+static bool float_tolerated(Walk *w, pbd_ValueKind k, uint64_t a, uint64_t b) {
+  if (w->o->float_bits) return false;
   double margin = w->o->float_margin, fraction = w->o->float_fraction;
   if (w->o->tolerance_count) dw_tolerance_here(w, &margin, &fraction);
   if (margin <= 0 && fraction <= 0) return false;
@@ -271,7 +280,16 @@ int dw_diff_values_at(Walk *w, const pbd_Value *l, const pbd_Value *r, int64_t l
     }
     return diff_message(w, l->m, r->m);
   }
-  if (values_equal(w, l, r)) return 0;
+  if (w->fuzzy && dw_is_message_kind(l->kind) && l->kind == r->kind && (l->m || r->m)) {
+    /* A message value absent on one side (a map entry without its value)
+     * is the empty message: under ignores, tolerances or --partial what it
+     * lacks may not count, so the two are compared as messages. */
+    pbd_Message empty = {.def = l->m ? l->m->def : r->m->def};
+    int differ = messages_differ(w, l->m ? l->m : &empty, r->m ? r->m : &empty);
+    if (differ <= 0) return differ;
+  } else if (values_equal(w, l, r)) {
+    return 0;
+  }
   return dw_emit_at(w, kPbd_Edit_Changed, l, r, li, ri);
 }
 
@@ -362,9 +380,14 @@ static int field_only(Walk *w, const pbd_Field *f, bool in_left) {
   pbd_Value v = pbd_Field_Value(f, 0);
   if (!fd->has_presence) {
     /* Implicit presence: absent means the default, so this is a change,
-     * unless a tolerance makes the value equal to the default. */
+     * unless a tolerance that holds here takes the value for the
+     * default.  Neither rule 10 nor a tolerance makes a -0.0 the default:
+     * it differs from an absent field by its presence (its bits are
+     * written), not by its value, whatever options are in force. */
     pbd_Value d = pbd_FieldDef_DefaultValue(fd);
-    if (w->fuzzy && values_equal(w, &v, &d)) return 0;
+    if (w->fuzzy && is_float_kind(v.kind) && !pbd_Value_FloatEqual(v.kind, v.u, d.u) &&
+        float_tolerated(w, v.kind, v.u, d.u))
+      return 0;
     return in_left ? dw_emit(w, kPbd_Edit_Changed, &v, &d) : dw_emit(w, kPbd_Edit_Changed, &d, &v);
   }
   bool at_default;

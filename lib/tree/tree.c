@@ -211,6 +211,9 @@ static bool add_scalar(Ctx *c, pbd_Message *m, const pbd_FieldDef *fd, uint64_t 
   if (enum_value_unknown(fd, raw)) {
     bool keep;
     if (!pbd_UnknownEnumAllowed(!c->schemaless, c->o, fd, raw, &keep, c->s)) return false;
+    /* in a map entry it makes the whole entry unknown (rule 9), which
+     * --ignore-unknown then drops whole: keep it until the entry decides */
+    if (m->def && m->def->is_map_entry) keep = true;
     if (!keep) return true;
     pbd_UnknownValue v = {.kind = kPbd_Value_Varint, .u = raw};
     return add_unknown(c, m->builder_, fd->number, v);
@@ -401,7 +404,8 @@ static bool is_default(const pbd_Field *f, bool by_value) {
 static bool drop_as_default(const Ctx *c, const pbd_Message *m, const pbd_Field *f) {
   const pbd_FieldDef *fd = f->def;
   if (fd->is_repeated) return false;
-  if (m->def && m->def->is_map_entry) return is_default(f, false); /* rule 5 */
+  /* rule 5: a map value is always set, so rule 10 makes -0.0 its default */
+  if (m->def && m->def->is_map_entry) return is_default(f, !c->o->float_bits);
   if (!fd->has_presence) return is_default(f, false);               /* rule 7 */
   return c->o->equivalent && is_default(f, true);
 }

@@ -128,6 +128,40 @@ START_TEST(semantic_case) {
 }
 END_TEST
 
+/* The differential check of options (docs/semantics.md, "When a change of
+ * place is a difference"): an option only removes the differences it names.
+ * Each case with no diff option is run again under options that switch the
+ * hashes' pruning off but name nothing the case holds — an ignore pattern of
+ * no field, a tolerance no two distinct values fall within — and must give
+ * exactly its edits, in both directions. */
+static const char kNoSuchPath[] = "no_such_field[*].nothing";
+
+START_TEST(semantic_case_nameless_options) {
+  const Case *c = &cases[_i];
+  if (c->partial || c->float_margin > 0 || c->float_fraction > 0 || c->ignore_count) return;
+  pbd_ReadOptions o;
+  memset(&o, 0, sizeof o);
+  o.hash_seed = 12345;
+  o.pool = c->type ? tu_type_pool(c->type) : NULL;
+  o.equivalent = c->equivalent;
+  o.ignore_unknown = c->ignore_unknown;
+  o.float_bits = c->float_bits;
+  pbd_IgnoreRule nothing = {.pattern = kNoSuchPath};
+  pbd_DiffOptions variants[3] = {{.ignores = &nothing, .ignore_count = 1},
+                                 {.float_fraction = 1e-12},
+                                 {.float_margin = 1e-300}};
+  static const char *const names[3] = {"--ignore " "no_such_field[*].nothing",
+                                       "--float-fraction 1e-12", "--float-margin 1e-300"};
+  for (size_t v = 0; v < 3; v++) {
+    if (c->float_bits && v > 0) continue; /* tolerances do not combine with --float-bits */
+    char where[256];
+    snprintf(where, sizeof where, "%s:%d under %s", CASES_FILE, c->line, names[v]);
+    tu_expect_diff_with(where, c->type ? tu_type(c->type) : NULL, &o, &variants[v], c->left,
+                        c->right, c->want, c->want_back);
+  }
+}
+END_TEST
+
 /* Unchecked fixture: each schema is compiled once, before the tests fork. */
 static void load_schemas(void) {
   for (size_t i = 0; i < ncases; i++)
@@ -141,6 +175,7 @@ int main(void) {
   tcase_set_timeout(t, 60);
   tcase_add_unchecked_fixture(t, load_schemas, NULL);
   tcase_add_loop_test(t, semantic_case, 0, (int)ncases);
+  tcase_add_loop_test(t, semantic_case_nameless_options, 0, (int)ncases);
   suite_add_tcase(s, t);
   int rc = tu_main(s);
   for (size_t i = 0; i < ncases; i++) {
