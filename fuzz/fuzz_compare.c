@@ -7,7 +7,8 @@
  * The schemas come from the descriptor set named by $PBDIFF_FUZZ_DESC (made
  * by `make fuzz`).  Besides the checks below (the pipeline reports what the
  * whole trees report; different hashes give an edit, equal hashes none; a
- * swap of the sides gives the same verdict), any crash, leak or sanitizer report
+ * swap of the sides gives the same verdict; options that name nothing in
+ * the inputs leave the edits as they are), any crash, leak or sanitizer report
  * is a bug; errors are fine. */
 #include <stdio.h>
 #include <stdlib.h>
@@ -55,6 +56,53 @@ static int format_edit(void *ctx, const pbd_Edit *e) {
   pbd_Format_JsonValue(b, &e->right);
   pbd_Buf_Truncate(b, 0);
   return 0;
+}
+
+/* Appends the edit as a line: kind, path, both values. */
+static int collect_edit(void *ctx, const pbd_Edit *e) {
+  pbd_Buf *b = ctx;
+  pbd_TextOptions o = {.max_bytes = 64};
+  pbd_Buf_AppendStr(b, pbd_EditKind_String(e->kind));
+  pbd_Buf_AppendStr(b, " ");
+  pbd_Path_Format(b, e->path, 0, e->path->count);
+  pbd_Buf_AppendStr(b, ": ");
+  pbd_Format_TextValue(b, &e->left, &o);
+  pbd_Buf_AppendStr(b, " -> ");
+  pbd_Format_TextValue(b, &e->right, &o);
+  pbd_Buf_AppendStr(b, "\n");
+  return 0;
+}
+
+/* An option only removes the differences it names (docs/semantics.md,
+ * "When a change of place is a difference"): options that switch the
+ * hashes' pruning off but name nothing these inputs hold — an ignore
+ * pattern of no field, tolerances no two distinct values fall within —
+ * give exactly the edits of the walk without them, moves included. */
+static void check_nameless_options(const pbd_Message *lm, const pbd_Message *rm,
+                                   const pbd_DiffOptions *plain) {
+  static const pbd_IgnoreRule nothing = {NULL, "no_such_field[*].nothing"};
+  pbd_Buf want = {0};
+  pbd_Status s;
+  pbd_Status_Clear(&s);
+  pbd_Buf_AppendStr(&want, "");
+  if (pbd_Diff_Run(lm, rm, plain, collect_edit, &want, NULL, &s) < 0) abort();
+  for (int v = 0; v < 3; v++) {
+    pbd_DiffOptions d = *plain;
+    if (v == 0) d.ignores = &nothing, d.ignore_count = 1;
+    else if (plain->float_bits) continue; /* tolerances do not combine with --float-bits */
+    else if (v == 1) d.float_fraction = 1e-12;
+    else d.float_margin = 1e-300;
+    pbd_Buf got = {0};
+    pbd_Buf_AppendStr(&got, "");
+    if (pbd_Diff_Run(lm, rm, &d, collect_edit, &got, NULL, &s) < 0) abort();
+    if (strcmp(got.data, want.data) != 0) {
+      fprintf(stderr, "an option that names nothing changed the edits (variant %d):\n"
+              "without:\n%s\nwith:\n%s\n", v, want.data, got.data);
+      abort();
+    }
+    pbd_Buf_Free(&got);
+  }
+  pbd_Buf_Free(&want);
 }
 
 static int no_op(void *ctx, const pbd_Edit *e) {
@@ -159,6 +207,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     /* a swap gives the same verdict (partial scope and relative tolerances
      * are one-sided by design) */
     if (rt == t && !d.partial && d.float_fraction == 0) check_mirror(lm, rm, &d, n);
+    /* options that name nothing change nothing */
+    if (!relaxed) check_nameless_options(lm, rm, &d);
     /* a tree always equals itself */
     size_t self = 0;
     pbd_Diff_Run(lm, lm, &d, format_edit, &b, &self, &s);
