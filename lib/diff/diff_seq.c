@@ -387,9 +387,27 @@ static int diff_run(Walk *w, const Seq *q, uint32_t i0, uint32_t i1, uint32_t j0
  * elements removed or elements added), and comparing in place costs no
  * more edits than those removals and additions.  An ONNX shape [1,1,4,3]
  * against [1,1,3,2] is then `dim[2]: 4 -> 3`, `dim[3]: 3 -> 2`, as people
- * read shapes and coordinates, not a 4 removed and a 2 added; a list
+ * read shapes and coordinates, not a 4 removed and a 2 added.  Only where
+ * the elements compared in place have the same shape (same_shape); a list
  * shifted by one ([1,2,3] against [2,3,4]) stays a removal and an
  * addition, which is fewer edits than three changes. */
+/* Whether the elements at place k differ in values only: scalars of one
+ * kind, or messages with the same fields present (a coordinate or a shape
+ * changes its values; two unrelated messages differ in their fields too,
+ * and compared in place would read as a list of unrelated changes). */
+static bool same_shape(const Seq *q, uint32_t k) {
+  pbd_Value a = pbd_Field_Value(q->l, k), b = pbd_Field_Value(q->r, k);
+  if (a.kind != b.kind) return false;
+  if (!dw_is_message_kind(a.kind)) return true;
+  if (!a.m || !b.m) return false;
+  uint32_t n = pbd_Message_FieldCount(a.m);
+  if (n != pbd_Message_FieldCount(b.m)) return false;
+  const pbd_Field *x = pbd_Message_Fields(a.m), *y = pbd_Message_Fields(b.m);
+  for (uint32_t i = 0; i < n; i++)
+    if (x[i].number != y[i].number || x[i].count != y[i].count) return false;
+  return true;
+}
+
 static bool pair_by_position(const Seq *q, const pbd_AlignPair *pairs, size_t np) {
   uint32_t n = q->l->count;
   if (n != q->r->count || np == n) return false;
@@ -404,7 +422,10 @@ static bool pair_by_position(const Seq *q, const pbd_AlignPair *pairs, size_t np
   }
   size_t in_place = 0;
   for (uint32_t k = 0; k < n; k++) in_place += !pbd_Hash128_Equal(q->ka[k], q->kb[k]);
-  return in_place <= 2 * ((size_t)n - np);
+  if (in_place > 2 * ((size_t)n - np)) return false;
+  for (uint32_t k = 0; k < n; k++)
+    if (!pbd_Hash128_Equal(q->ka[k], q->kb[k]) && !same_shape(q, k)) return false;
+  return true;
 }
 
 static int diff_by_position(Walk *w, const pbd_Field *l, const pbd_Field *r) {

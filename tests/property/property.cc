@@ -7,6 +7,12 @@
 // (the same random message, each encoded its own random way) and
 // OUTDIR/C/N.bin (the message with one value changed, encoded a third way),
 // and prints "N<TAB>PATH": the changed value's path as pbdiff writes it.
+// Where the message has an ordered repeated field with two distinct
+// elements, OUTDIR/D/N.bin is the message with two of them swapped, and a
+// line "N.bin<TAB>FIELD" of OUTDIR/swaps names the field.  Where two such
+// elements are messages, OUTDIR/N/N.bin has them swapped and one scalar F
+// changed in both, such that they differ without F; a line
+// "N.bin<TAB>FIELD<TAB>F" of OUTDIR/noisy names both.
 //
 // Messages are built with the C++ library's reflection (DynamicMessage) and
 // encoded here by hand with the wire format's rules, randomly: fields in any
@@ -524,6 +530,123 @@ static bool MutateScalar(pb::Message* m, const FD* f, int i) {
   }
 }
 
+// ---- two elements swapped, and the field's path ----------------------------------------
+
+// Whether elements i and j of repeated field f surely differ in meaning:
+// by value for scalars (-0.0 is 0.0, NaN is NaN), and for messages when
+// not even equivalent (defaults and unset alike, NaNs equal).
+static bool Distinct(const pb::Message& m, const FD* f, int i, int j) {
+  const pb::Reflection* r = m.GetReflection();
+  switch (f->cpp_type()) {
+    case FD::CPPTYPE_MESSAGE: {
+      pb::util::DefaultFieldComparator cmp;
+      cmp.set_treat_nan_as_equal(true);
+      pb::util::MessageDifferencer md;
+      md.set_field_comparator(&cmp);
+      md.set_message_field_comparison(pb::util::MessageDifferencer::EQUIVALENT);
+      return !md.Compare(r->GetRepeatedMessage(m, f, i), r->GetRepeatedMessage(m, f, j));
+    }
+    case FD::CPPTYPE_STRING: return r->GetRepeatedString(m, f, i) != r->GetRepeatedString(m, f, j);
+    case FD::CPPTYPE_DOUBLE: {
+      double a = r->GetRepeatedDouble(m, f, i), b = r->GetRepeatedDouble(m, f, j);
+      return !(a == b || (a != a && b != b));
+    }
+    case FD::CPPTYPE_FLOAT: {
+      float a = r->GetRepeatedFloat(m, f, i), b = r->GetRepeatedFloat(m, f, j);
+      return !(a == b || (a != a && b != b));
+    }
+    default: return ScalarBits(m, f, i) != ScalarBits(m, f, j);
+  }
+}
+
+// With noise: after the swap, one singular scalar field F of the swapped
+// messages is changed in both, where the two stay distinct with F left out
+// everywhere (*noise = F): under --ignore F the swap alone must remain.
+static bool AddNoise(pb::Message* m, const FD* f, int i, int j, const FD** noise) {
+  const pb::Reflection* r = m->GetReflection();
+  pb::Message* e = r->MutableRepeatedMessage(m, f, i);
+  std::vector<const FD*> leaves;
+  e->GetReflection()->ListFields(*e, &leaves);
+  for (const FD* leaf : leaves) {
+    if (leaf->is_repeated() || leaf->cpp_type() == FD::CPPTYPE_MESSAGE || leaf->containing_oneof()) continue;
+    pb::util::DefaultFieldComparator cmp;
+    cmp.set_treat_nan_as_equal(true);
+    pb::util::MessageDifferencer md;
+    md.set_field_comparator(&cmp);
+    md.set_message_field_comparison(pb::util::MessageDifferencer::EQUIVALENT);
+    md.IgnoreField(leaf);
+    if (md.Compare(r->GetRepeatedMessage(*m, f, i), r->GetRepeatedMessage(*m, f, j))) continue;
+    if (!MutateScalar(e, leaf, -1)) continue;
+    MutateScalar(r->MutableRepeatedMessage(m, f, j), leaf, -1);  // both: no twin left to align
+    *noise = leaf;
+    return true;
+  }
+  return false;
+}
+
+// Swaps two distinct elements of one ordered repeated field reachable from
+// m (not a map, not inside an Any) and sets *path to the field's path.  With
+// noise non-null, only message elements, and AddNoise changes one of them.
+static bool Swap(pb::Message* m, std::string* path, bool first, const FD** noise = nullptr) {
+  const pb::Reflection* r = m->GetReflection();
+  std::vector<const FD*> fields;
+  r->ListFields(*m, &fields);
+  std::vector<size_t> order(fields.size());
+  for (size_t k = 0; k < order.size(); k++) order[k] = k;
+  for (size_t k = order.size(); k > 1; k--) std::swap(order[k - 1], order[static_cast<size_t>(Pick(static_cast<int>(k)))]);
+  for (size_t k : order) {
+    const FD* f = fields[k];
+    std::string here = FieldName(f, first);
+    if (f->cpp_type() == FD::CPPTYPE_MESSAGE && f->message_type()->full_name() == "google.protobuf.Any")
+      continue;
+    if (f->is_repeated() && !f->is_map() && (!noise || f->cpp_type() == FD::CPPTYPE_MESSAGE)) {
+      int n = r->FieldSize(*m, f);
+      for (int i = 0; i + 1 < n; i++) {
+        int j = i + 1 + Pick(n - i - 1);
+        if (!Distinct(*m, f, i, j)) continue;
+        std::unique_ptr<pb::Message> before(m->New());
+        before->CopyFrom(*m);
+        r->SwapElements(m, f, i, j);
+        if (noise && !AddNoise(m, f, i, j, noise)) {
+          m->CopyFrom(*before);
+          continue;
+        }
+        *path = here;
+        return true;
+      }
+    }
+    if (f->cpp_type() != FD::CPPTYPE_MESSAGE) continue;
+    if (f->is_map()) {
+      int n = r->FieldSize(*m, f);
+      const FD* vf = f->message_type()->FindFieldByNumber(2);
+      if (vf->cpp_type() != FD::CPPTYPE_MESSAGE) continue;
+      for (int i = 0; i < n; i++) {
+        pb::Message* e = r->MutableRepeatedMessage(m, f, i);
+        std::string sub;
+        if (Swap(e->GetReflection()->MutableMessage(e, vf, factory), &sub, false, noise)) {
+          *path = here + "[" + KeyText(*e) + "]" + sub;
+          return true;
+        }
+      }
+    } else if (f->is_repeated()) {
+      for (int i = 0; i < r->FieldSize(*m, f); i++) {
+        std::string sub;
+        if (Swap(r->MutableRepeatedMessage(m, f, i), &sub, false, noise)) {
+          *path = here + "[" + std::to_string(i) + "]" + sub;
+          return true;
+        }
+      }
+    } else {
+      std::string sub;
+      if (Swap(r->MutableMessage(m, f, factory), &sub, false, noise)) {
+        *path = here + sub;
+        return true;
+      }
+    }
+  }
+  return false;
+}
+
 // ---- main -----------------------------------------------------------------------------
 
 static void WriteFile(const std::string& path, const std::string& data) {
@@ -565,18 +688,36 @@ int main(int argc, char** argv) {
   rng.seed(std::stoull(argv[3]));
   int count = std::stoi(argv[4]);
   std::string out = argv[5];
-  for (const char* sub : {"", "/A", "/B", "/C"}) mkdir((out + sub).c_str(), 0755);
+  for (const char* sub : {"", "/A", "/B", "/C", "/D", "/N"}) mkdir((out + sub).c_str(), 0755);
+  std::ofstream swaps(out + "/swaps"), noisy(out + "/noisy");
   for (int n = 0; n < count; n++) {
     std::unique_ptr<pb::Message> m(factory->GetPrototype(type)->New());
     Fill(m.get(), 0);
     std::string a = Encode(*m), b = Encode(*m);
     Check(*m, a, n);
     Check(*m, b, n);
+    std::string name = std::to_string(n) + ".bin";
+    std::unique_ptr<pb::Message> swapped(m->New());
+    swapped->CopyFrom(*m);
+    std::string field;
+    if (Swap(swapped.get(), &field, true)) {  // case D: two elements swapped
+      std::string d = Encode(*swapped);
+      Check(*swapped, d, n);
+      WriteFile(out + "/D/" + name, d);
+      swaps << name << '\t' << field << '\n';
+    }
+    swapped->CopyFrom(*m);
+    const FD* noise = nullptr;
+    if (Swap(swapped.get(), &field, true, &noise)) {  // case N: swapped, and noise in them
+      std::string d = Encode(*swapped);
+      Check(*swapped, d, n);
+      WriteFile(out + "/N/" + name, d);
+      noisy << name << '\t' << field << '\t' << noise->full_name() << '\n';
+    }
     std::string path;
     if (!Mutate(m.get(), &path, true)) continue;  // nothing to change: no case C
     std::string c = Encode(*m);
     Check(*m, c, n);
-    std::string name = std::to_string(n) + ".bin";
     WriteFile(out + "/A/" + name, a);
     WriteFile(out + "/B/" + name, b);
     WriteFile(out + "/C/" + name, c);
