@@ -553,9 +553,9 @@ bool pbd_CanonPass_HashMessage(Ctx *c, const pbd_MessageDef *def, const pbd_Part
                          int depth, Result *out) {
   size_t total = 0;
   for (size_t i = 0; i < nparts; i++) total += parts[i].size;
-  if (c->lookup && nparts &&
-      pbd_HashCache_Find(c->lookup, parts[0].data, total, def, &out->hash, &out->empty) &&
-      !(def && def->is_map_entry)) {
+  if (nparts && !(def && def->is_map_entry) &&
+      (pbd_HashCache_Find(c->lookup, parts[0].data, total, def, &out->hash, &out->empty) ||
+       pbd_HashCache_Find(c->recalled, parts[0].data, total, def, &out->hash, &out->empty))) {
     out->entry_unknown_enum = false;
     return true;
   }

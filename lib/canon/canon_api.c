@@ -70,6 +70,11 @@ pbd_Hasher *pbd_Hasher_New(const uint8_t *buf, const pbd_ReadOptions *o,
   return h;
 }
 
+void pbd_Hasher_Remember(pbd_Hasher *h, pbd_HashCache *cache) {
+  h->c.record = cache;
+  h->c.recalled = cache;
+}
+
 void pbd_Hasher_Free(pbd_Hasher *h) {
   if (!h) return;
   pbd_CanonPass_FreeFrames(&h->c);

@@ -113,6 +113,7 @@ typedef struct {
   const pbd_MessageDef *any;
   pbd_HashCache *record;         /* remembers large messages, or NULL */
   const pbd_HashCache *lookup;   /* already known hashes (input validated), or NULL */
+  const pbd_HashCache *recalled; /* and those this context hashed before (record), or NULL */
   bool validate;                 /* only check the input (identical inputs) */
   Frame **frames;                /* by depth - base_depth */
   int nframes, base_depth;

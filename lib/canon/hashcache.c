@@ -130,6 +130,7 @@ static size_t find_index(pbd_HashCache *c, uint64_t offset) {
   if (!c->sorted) { /* too many moves while adding: sorted once now */
     qsort(c->v, c->n, sizeof *c->v, compare_entries);
     c->sorted = true;
+    c->moved = 0; /* adding may move entries again, up to the same bound */
   }
   /* the cursor only helps when the entry is at or after it */
   if (c->cursor == 0 || c->v[c->cursor - 1].key >> 8 < offset)

@@ -80,12 +80,8 @@ static void push_any(Walk *w, pbd_StrView type_url) {
 
 /* ---- Ignore rules ---------------------------------------------------------- */
 
-static bool some_pattern_matches(const Walk *w, const char *text) {
-  for (size_t i = 0; i < w->o->ignore_count; i++) {
-    const char *p = w->o->ignores[i].pattern;
-    if (p && pbd_Path_PatternMatches(p, text)) return true;
-  }
-  return false;
+static bool some_pattern_matches(Walk *w, const char *text) {
+  return pbd_PatternSet_Matches(w->ignore_set, text, &w->starred);
 }
 
 /* Whether the path as it stands now is ignored (a pattern matches it).  In
@@ -111,11 +107,28 @@ bool dw_path_ignored(Walk *w) {
   return some_pattern_matches(w, below[0] == '.' ? below + 1 : below);
 }
 
-static bool field_ignored(const Walk *w, const pbd_FieldDef *fd) {
-  if (!fd) return false;
+static int compare_defs(const void *a, const void *b) {
+  uintptr_t x = (uintptr_t)*(const pbd_FieldDef *const *)a, y = (uintptr_t)*(const pbd_FieldDef *const *)b;
+  return (x > y) - (x < y);
+}
+
+/* The fields --ignore names, sorted for a binary search: a config may name
+ * many, and every field of the walk is looked up. */
+static bool index_ignored_fields(Walk *w) {
+  size_t n = 0;
+  for (size_t i = 0; i < w->o->ignore_count; i++) n += w->o->ignores[i].field != NULL;
+  if (!n) return true;
+  w->ignored_fields = malloc(sizeof *w->ignored_fields * n);
+  if (!w->ignored_fields) return false;
   for (size_t i = 0; i < w->o->ignore_count; i++)
-    if (w->o->ignores[i].field == fd) return true;
-  return false;
+    if (w->o->ignores[i].field) w->ignored_fields[w->nignored_fields++] = w->o->ignores[i].field;
+  qsort(w->ignored_fields, n, sizeof *w->ignored_fields, compare_defs);
+  return true;
+}
+
+static bool field_ignored(const Walk *w, const pbd_FieldDef *fd) {
+  return fd && w->nignored_fields &&
+         bsearch(&fd, w->ignored_fields, w->nignored_fields, sizeof fd, compare_defs) != NULL;
 }
 
 static const pbd_MatchRule *rule_for(const Walk *w, const pbd_FieldDef *fd) {
@@ -193,6 +206,16 @@ int dw_compare_keyed(const void *a, const void *b) {
   if (x->key.hi != y->key.hi) return x->key.hi < y->key.hi ? -1 : 1;
   if (x->key.lo != y->key.lo) return x->key.lo < y->key.lo ? -1 : 1;
   return (x->index > y->index) - (x->index < y->index);
+}
+
+size_t dw_take_keyed(const void *sorted, size_t n, size_t size, pbd_Hash128 key, uint32_t *taken) {
+  size_t first = dw_first_keyed(sorted, n, size, key);
+  if (first == n) return n;
+  size_t at = first + taken[first];
+  const dw_Keyed *k = (const dw_Keyed *)((const char *)sorted + at * size);
+  if (at >= n || !pbd_Hash128_Equal(k->key, key)) return n;
+  taken[first]++;
+  return at;
 }
 
 size_t dw_first_keyed(const void *sorted, size_t n, size_t size, pbd_Hash128 key) {
@@ -313,29 +336,53 @@ static bool field_values_equal(Walk *w, const pbd_Field *f, uint32_t k, const pb
 
 /* Share of equal fields of two messages (1 for two empty ones), elements
  * of the repeated field at the current path (LEFT's at left_index). */
+static int order_fields(const pbd_Field *a, const pbd_Field *b);
+
+/* Whether field f of an element at the current path (the element's index
+ * pushed) is left out by --ignore. */
+static bool element_field_ignored(Walk *w, const pbd_Field *f) {
+  if (field_ignored(w, f->def)) return true;
+  if (!w->patterns) return false;
+  size_t mark = w->path.count;
+  push_field(w, f);
+  bool ignored = dw_path_ignored(w);
+  pbd_Path_Truncate(&w->path, mark);
+  return ignored;
+}
+
+/* Share of equal fields of two messages (1 for two empty ones), elements
+ * of the repeated field at the current path (LEFT's at left_index), as the
+ * comparison sees them: ignored fields take no part, and floats compare
+ * under the tolerance that holds there. */
 static double message_similarity(Walk *w, const pbd_Message *a, const pbd_Message *b,
                                  uint32_t left_index) {
   if (!a || !b) return 0;
   size_t mark = w->path.count;
-  if (w->o->tolerance_count) dw_push_index(w, left_index);
-  uint32_t i = 0, j = 0, same = 0;
-  while (i < pbd_Message_FieldCount(a) && j < pbd_Message_FieldCount(b)) {
-    const pbd_Field *x = &pbd_Message_Fields(a)[i], *y = &pbd_Message_Fields(b)[j];
-    if (x->number != y->number || (x->def == NULL) != (y->def == NULL)) {
-      if (x->number < y->number || (x->number == y->number && x->def)) i++;
+  bool ignores = w->patterns || w->nignored_fields;
+  if (w->o->tolerance_count || ignores) dw_push_index(w, left_index);
+  uint32_t i = 0, j = 0, na = pbd_Message_FieldCount(a), nb = pbd_Message_FieldCount(b);
+  uint32_t same = 0, total = 0;
+  while (i < na || j < nb) {
+    const pbd_Field *x = i < na ? &pbd_Message_Fields(a)[i] : NULL;
+    const pbd_Field *y = j < nb ? &pbd_Message_Fields(b)[j] : NULL;
+    int c = !x ? 1 : !y ? -1 : order_fields(x, y);
+    const pbd_Field *f = c <= 0 ? x : y;
+    bool counted = !ignores || !element_field_ignored(w, f);
+    if (c == 0) {
+      bool eq = x->count == y->count;
+      for (uint32_t k = 0; k < x->count && eq && counted; k++) {
+        pbd_Value u = pbd_Field_Value(x, k), v = pbd_Field_Value(y, k);
+        eq = field_values_equal(w, x, k, &u, &v);
+      }
+      if (counted) same += eq, total += 2;
+      i++, j++;
+    } else {
+      total += counted;
+      if (c < 0) i++;
       else j++;
-      continue;
     }
-    bool eq = x->count == y->count;
-    for (uint32_t k = 0; k < x->count && eq; k++) {
-      pbd_Value u = pbd_Field_Value(x, k), v = pbd_Field_Value(y, k);
-      eq = field_values_equal(w, x, k, &u, &v);
-    }
-    same += eq;
-    i++, j++;
   }
   pbd_Path_Truncate(&w->path, mark);
-  uint32_t total = pbd_Message_FieldCount(a) + pbd_Message_FieldCount(b);
   return total ? 2.0 * same / total : 1.0;
 }
 
@@ -507,6 +554,14 @@ static void walk_begin(Walk *w, const pbd_DiffOptions *opts, pbd_EditFunc *fn, v
              w->o->partial;
   for (size_t i = 0; i < w->o->ignore_count; i++)
     if (w->o->ignores[i].pattern) w->patterns = true;
+  if (w->patterns) {
+    const char **p = malloc(sizeof *p * w->o->ignore_count);
+    for (size_t i = 0; p && i < w->o->ignore_count; i++) p[i] = w->o->ignores[i].pattern;
+    w->ignore_set = p ? pbd_PatternSet_New(p, w->o->ignore_count) : NULL;
+    free(p);
+    if (!w->ignore_set) w->oom = true, w->patterns = false;
+  }
+  if (!index_ignored_fields(w)) w->oom = true;
   /* a scoped tolerance, like a global one, means different hashes no
    * longer prove a difference, wherever it applies */
   for (size_t i = 0; i < w->o->tolerance_count; i++) {
@@ -520,6 +575,9 @@ static int walk_end(Walk *w, int rc, size_t *n_edits, pbd_Status *s) {
   bool oom = w->path.oom || w->oom;
   pbd_Path_Free(&w->path);
   pbd_Buf_Free(&w->text);
+  pbd_Buf_Free(&w->starred);
+  pbd_PatternSet_Free(w->ignore_set);
+  free(w->ignored_fields);
   if (n_edits) *n_edits = w->n;
   if (oom) {
     pbd_Status_SetError(s, kPbd_Status_OutOfMemory, "out of memory");

@@ -13,11 +13,6 @@
 
 /* ---- Sets and keys ------------------------------------------------------------ */
 
-typedef struct {
-  dw_Keyed k; /* first: sorted and searched as a dw_Keyed */
-  bool taken;
-} Entry;
-
 /* The key of a keyed element: the values of its key fields (defaults where
  * unset; every value of a repeated key field, in order), hashed. */
 static pbd_Hash128 key_part(const Walk *w, const pbd_FieldDef *kf, const pbd_Message *m) {
@@ -68,55 +63,63 @@ void dw_push_element(Walk *w, const pbd_MatchRule *rule, const pbd_Field *f, uin
   pbd_Path_Push(&w->path, &seg);
 }
 
+/* A set's leftover messages, paired best first (dw_pair_similar), in the
+ * order they stand.  false when out of memory. */
+static bool pair_set_leftovers(Walk *w, const pbd_Field *l, const pbd_Field *r, int64_t *partner,
+                               bool *rtaken) {
+  if (!dw_is_message_kind(l->kind) || !dw_is_message_kind(r->kind)) return true;
+  uint32_t n = l->count, m = r->count, nl = 0, nr = 0;
+  uint32_t *li = malloc(sizeof *li * (n ? n : 1)), *rj = malloc(sizeof *rj * (m ? m : 1));
+  uint32_t *pl = malloc(sizeof *pl * (n ? n : 1));
+  bool ok = li && rj && pl;
+  for (uint32_t i = 0; ok && i < n; i++)
+    if (partner[i] < 0) li[nl++] = i;
+  for (uint32_t j = 0; ok && j < m; j++)
+    if (!rtaken[j]) rj[nr++] = j;
+  ok = ok && dw_pair_similar(w, l, li, nl, r, rj, nr, pl);
+  for (uint32_t a = 0; ok && a < nl; a++) {
+    if (pl[a] == UINT32_MAX) continue;
+    partner[li[a]] = rj[pl[a]];
+    rtaken[rj[pl[a]]] = true;
+  }
+  free(li), free(rj), free(pl);
+  return ok;
+}
+
 /* Rules --repeated-as-set and --key: elements paired by value (a multiset)
- * or by key, through a sorted table, O(n log n); leftovers of a set are
- * paired when similar.  With --report-moves, pairs outside the longest run
+ * or by key, through a sorted table, O(n log n) however many share a key;
+ * leftover messages of a set are paired when similar, best first.  With --report-moves, pairs outside the longest run
  * in the same order on both sides are reported as moved. */
 int dw_diff_matched(Walk *w, const pbd_MatchRule *rule, const pbd_Field *l,
                         const pbd_Field *r) {
   uint32_t n = l->count, m = r->count;
-  Entry *el = malloc(sizeof *el * (n ? n : 1));
+  dw_Keyed *el = malloc(sizeof *el * (n ? n : 1));
   int64_t *partner = malloc(sizeof *partner * (n ? n : 1));
   bool *rtaken = calloc(m ? m : 1, sizeof *rtaken);
-  if (!el || !partner || !rtaken) {
-    free(el), free(partner), free(rtaken);
+  uint32_t *taken = calloc(n ? n : 1, sizeof *taken);
+  if (!el || !partner || !rtaken || !taken) {
+    free(el), free(partner), free(rtaken), free(taken);
     w->oom = true;
     return -1;
   }
   for (uint32_t i = 0; i < n; i++) {
-    el[i] = (Entry){{match_key(w, rule, l, i), i}, false};
+    el[i] = (dw_Keyed){match_key(w, rule, l, i), i};
     partner[i] = -1;
   }
   qsort(el, n, sizeof *el, dw_compare_keyed);
   /* each RIGHT element takes the first free LEFT element with its key */
   for (uint32_t j = 0; j < m; j++) {
-    pbd_Hash128 key = match_key(w, rule, r, j);
-    for (size_t lo = dw_first_keyed(el, n, sizeof *el, key);
-         lo < n && pbd_Hash128_Equal(el[lo].k.key, key); lo++) {
-      if (el[lo].taken) continue;
-      el[lo].taken = true;
-      partner[el[lo].k.index] = j;
-      rtaken[j] = true;
-      break;
-    }
+    size_t at = dw_take_keyed(el, n, sizeof *el, match_key(w, rule, r, j), taken);
+    if (at == n) continue;
+    partner[el[at].index] = j;
+    rtaken[j] = true;
   }
-  free(el);
-  /* a set's leftovers: similar messages paired in order */
-  if (rule->kind == kPbd_Match_Set) {
-    uint32_t start = 0;
-    for (uint32_t i = 0; i < n; i++) {
-      if (partner[i] >= 0) continue;
-      pbd_Value a = pbd_Field_Value(l, i);
-      for (uint32_t j = start; j < m; j++) {
-        if (rtaken[j]) continue;
-        pbd_Value b = pbd_Field_Value(r, j);
-        if (dw_is_message_kind(a.kind) && dw_similar(w, &a, &b, i)) {
-          partner[i] = j;
-          rtaken[j] = true;
-          break;
-        }
-      }
-    }
+  free(el), free(taken);
+  /* a set's leftovers: similar messages paired best first */
+  if (rule->kind == kPbd_Match_Set && !pair_set_leftovers(w, l, r, partner, rtaken)) {
+    free(partner), free(rtaken);
+    w->oom = true;
+    return -1;
   }
   /* moves: pairs outside a longest increasing run of RIGHT positions */
   bool *stays = NULL;

@@ -34,9 +34,6 @@
 #include "diff/diff_walk.h"
 #include "pbdiff/diff/align.h"
 
-/* How far ahead a removed message looks for a similar added one. */
-enum { kPairWindow = 64 };
-
 typedef struct {
   const pbd_Field *l, *r;
   pbd_Hash128 *ka, *kb;   /* element keys */
@@ -146,9 +143,10 @@ static bool find_moves(Seq *q, const pbd_AlignPair *pairs, size_t np) {
   uint32_t n = q->l->count, m = q->r->count;
   bool *lmatched = calloc(n ? n : 1, sizeof *lmatched), *rmatched = calloc(m ? m : 1, 1);
   dw_Keyed *free_r = malloc(sizeof *free_r * (m ? m : 1));
+  uint32_t *taken = calloc(m ? m : 1, sizeof *taken);
   q->moved_to = malloc(sizeof *q->moved_to * (n ? n : 1));
   q->moved_in = calloc(m ? m : 1, sizeof *q->moved_in);
-  bool ok = lmatched && rmatched && free_r && q->moved_to && q->moved_in;
+  bool ok = lmatched && rmatched && free_r && taken && q->moved_to && q->moved_in;
   for (size_t k = 0; ok && k < np; k++) lmatched[pairs[k].a] = rmatched[pairs[k].b] = true;
   size_t nr = 0;
   for (uint32_t j = 0; ok && j < m; j++)
@@ -157,15 +155,12 @@ static bool find_moves(Seq *q, const pbd_AlignPair *pairs, size_t np) {
   for (uint32_t i = 0; ok && i < n; i++) {
     q->moved_to[i] = -1;
     if (lmatched[i] || nr == 0) continue;
-    size_t lo = dw_first_keyed(free_r, nr, sizeof *free_r, q->ka[i]);
-    for (; lo < nr && pbd_Hash128_Equal(free_r[lo].key, q->ka[i]); lo++) {
-      if (q->moved_in[free_r[lo].index]) continue;
-      q->moved_to[i] = free_r[lo].index;
-      q->moved_in[free_r[lo].index] = true;
-      break;
-    }
+    size_t at = dw_take_keyed(free_r, nr, sizeof *free_r, q->ka[i], taken);
+    if (at == nr) continue;
+    q->moved_to[i] = free_r[at].index;
+    q->moved_in[free_r[at].index] = true;
   }
-  free(lmatched), free(rmatched), free(free_r);
+  free(lmatched), free(rmatched), free(free_r), free(taken);
   return ok;
 }
 
@@ -279,68 +274,27 @@ static int scalar_run(Walk *w, const Seq *q, uint32_t i0, uint32_t i1, uint32_t 
   return rc;
 }
 
-/* A candidate pair of a run's leftover messages, LEFT i with RIGHT j. */
-typedef struct {
-  double score;   /* similarity, at least kPbd_Similar */
-  uint64_t skew;  /* |ri * nR - rj * nL|: how far apart their places are */
-  uint32_t i, j;
-  uint32_t sum;   /* ri + rj */
-} Cand;
-
-/* Best first: more alike, then closer in place, then earlier.  Every key is
- * the same with the sides swapped, and two candidates tied on all of them
- * share no element, so the pairs taken do not depend on which side is
- * LEFT. */
-static int cand_order(const void *x, const void *y) {
-  const Cand *a = x, *b = y;
-  if (a->score != b->score) return a->score > b->score ? -1 : 1;
-  if (a->skew != b->skew) return a->skew < b->skew ? -1 : 1;
-  if (a->sum != b->sum) return a->sum < b->sum ? -1 : 1;
-  return a->i < b->i ? -1 : a->i > b->i;
-}
-
-/* Pairs the run's leftover messages: every pair within kPairWindow of
- * each other's place (places scaled to the longer side) that is at least
- * half alike, taken best first.  partner[i - i0] gets RIGHT's index or j1. */
+/* Pairs the run's leftover messages (those not moved) by similarity, best
+ * first (dw_pair_similar).  partner[i - i0] gets RIGHT's index or j1. */
 static bool pair_by_similarity(Walk *w, const Seq *q, uint32_t i0, uint32_t i1, uint32_t j0,
                                uint32_t j1, uint32_t *partner, bool *taken) {
-  uint64_t nL = i1 - i0, nR = j1 - j0, longer = nL > nR ? nL : nR;
-  uint64_t reach = (uint64_t)kPairWindow / 2 * longer;
-  Cand *c = NULL;
-  size_t n = 0, cap = 0;
-  for (uint32_t i = i0; i < i1; i++) {
+  uint32_t *li = malloc((i1 - i0 + 1) * sizeof *li), *rj = malloc((j1 - j0 + 1) * sizeof *rj);
+  uint32_t *pl = malloc((i1 - i0 + 1) * sizeof *pl), nl = 0, nr = 0;
+  bool ok = li && rj && pl;
+  for (uint32_t i = i0; ok && i < i1; i++) {
     partner[i - i0] = j1;
-    if (q->moved_to[i] >= 0) continue;
-    pbd_Value a = pbd_Field_Value(q->l, i);
-    uint64_t at = (uint64_t)(i - i0) * nR; /* |at - rj * nL| < reach */
-    uint64_t lo = at > reach ? (at - reach) / nL : 0, hi = (at + reach) / nL + 1;
-    for (uint64_t j = j0 + lo; j < j1 && j < j0 + hi; j++) {
-      if (q->moved_in[j]) continue;
-      uint64_t place = (j - j0) * nL, skew = place > at ? place - at : at - place;
-      if (skew >= reach) continue;
-      pbd_Value b = pbd_Field_Value(q->r, (uint32_t)j);
-      double score = dw_similarity(w, &a, &b, i);
-      if (score < kPbd_Similar) continue;
-      if (n == cap) {
-        cap = cap ? cap * 2 : 64;
-        Cand *nc = realloc(c, cap * sizeof *c);
-        if (!nc) {
-          free(c);
-          return false;
-        }
-        c = nc;
-      }
-      c[n++] = (Cand){score, skew, i, (uint32_t)j, (i - i0) + (uint32_t)(j - j0)};
-    }
+    if (q->moved_to[i] < 0) li[nl++] = i;
   }
-  if (n) qsort(c, n, sizeof *c, cand_order);
-  for (size_t k = 0; k < n; k++) {
-    if (partner[c[k].i - i0] != j1 || taken[c[k].j - j0]) continue;
-    partner[c[k].i - i0] = c[k].j;
-    taken[c[k].j - j0] = true;
+  for (uint32_t j = j0; ok && j < j1; j++)
+    if (!q->moved_in[j]) rj[nr++] = j;
+  ok = ok && dw_pair_similar(w, q->l, li, nl, q->r, rj, nr, pl);
+  for (uint32_t a = 0; ok && a < nl; a++) {
+    if (pl[a] == UINT32_MAX) continue;
+    partner[li[a] - i0] = rj[pl[a]];
+    taken[rj[pl[a]] - j0] = true;
   }
-  free(c);
-  return true;
+  free(li), free(rj), free(pl);
+  return ok;
 }
 
 /* Messages: one facing one is a change, however little of it stayed (a

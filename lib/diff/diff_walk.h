@@ -25,6 +25,10 @@ typedef struct {
   bool stream;                    /* a stream's messages: patterns also match below each */
   bool tolerance_patterns;        /* some tolerance rule is a path pattern */
   pbd_Buf text;                   /* the path as text, to match patterns */
+  pbd_PatternSet *ignore_set;     /* the --ignore patterns, indexed */
+  pbd_Buf starred;                /* working memory of ignore_set */
+  const pbd_FieldDef **ignored_fields; /* the --ignore fields, sorted */
+  size_t nignored_fields;
   /* Walking a window of two messages (pbd_MessageWindow): an element index
    * pushed at path depth index_base_at is index_base higher.  index_base_at
    * is SIZE_MAX when no window is walked. */
@@ -75,6 +79,18 @@ typedef struct {
 } dw_Keyed;
 int dw_compare_keyed(const void *a, const void *b);
 size_t dw_first_keyed(const void *sorted, size_t n, size_t size, pbd_Hash128 key);
+/* Takes the first element of `key` not taken yet, in O(log n) however many
+ * share the key: taken[first of the key] counts those taken (a zeroed
+ * array of n), as the elements of a key are taken in their order.  Its
+ * index, or n when none is left. */
+size_t dw_take_keyed(const void *sorted, size_t n, size_t size, pbd_Hash128 key, uint32_t *taken);
+
+/* diff_pair.c: leftovers paired by similarity, best first, within a window
+ * of each other's place: l's elements li[0..nl) with r's rj[0..nr) (in
+ * their order); partner[a] gets b (r's element rj[b]) or UINT32_MAX.  false
+ * when out of memory. */
+bool dw_pair_similar(Walk *w, const pbd_Field *l, const uint32_t *li, uint32_t nl,
+                     const pbd_Field *r, const uint32_t *rj, uint32_t nr, uint32_t *partner);
 
 /* diff_tolerance.c: the float margin and fraction at the current path (the
  * global ones unless a pbd_ToleranceRule covers it). */

@@ -57,6 +57,7 @@ struct pbd_LazyTree {
   pbd_ReadOptions o;
   const pbd_HashCache *cache;
   pbd_Hasher *hasher;        /* hashes sub-messages the cache does not have */
+  pbd_HashCache *recalled;   /* what the hasher hashed during the walk */
   pbd_Arena *arena;          /* the caller's: messages and fields */
   pbd_Arena *scratch;        /* builders while a level is read */
   const pbd_MessageDef *any;

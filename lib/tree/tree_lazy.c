@@ -57,6 +57,7 @@ bool pbd_TreeBuild_FinishUnread(Ctx *c, pbd_Message *m) {
   size_t total = 0;
   for (uint32_t i = 0; i < u->nparts; i++) total += u->parts[i].size;
   if (!pbd_HashCache_Find(c->lazy->cache, u->parts[0].data, total, m->def, &m->hash, &empty) &&
+      !pbd_HashCache_Find(c->lazy->recalled, u->parts[0].data, total, m->def, &m->hash, &empty) &&
       !pbd_Hasher_HashParts(c->lazy->hasher, m->def, u->parts, u->nparts, u->depth, &m->hash,
                             &empty, c->s))
     return false;
@@ -94,6 +95,11 @@ bool pbd_TreeBuild_UnreadUnknownLen(Ctx *c, const pbd_WireField *f, int depth, p
 
 /* ---- Shallow trees: reading a level on demand ------------------------------------ */
 
+/* The hashes the walk computes itself (what the hash pass's cache had no
+ * room for) are kept up to this many bytes (24 an entry), the shallowest
+ * first: a level read after its parent then finds its children hashed. */
+enum { kRecalledBytes = 8 << 20 };
+
 pbd_LazyTree *pbd_LazyTree_New(const uint8_t *buf, const pbd_ReadOptions *o,
                                const pbd_HashCache *cache, pbd_Arena *arena) {
   pbd_LazyTree *t = pbd_Arena_Calloc(arena, sizeof *t);
@@ -105,9 +111,11 @@ pbd_LazyTree *pbd_LazyTree_New(const uint8_t *buf, const pbd_ReadOptions *o,
   t->scratch = pbd_Arena_New();
   if (t->scratch) pbd_Arena_SetBudget(t->scratch, pbd_Arena_Budget(arena)); /* one bound */
   t->hasher = pbd_Hasher_New(buf, o, cache);
+  t->recalled = pbd_HashCache_New(buf, kRecalledBytes);
+  if (t->hasher && t->recalled) pbd_Hasher_Remember(t->hasher, t->recalled);
   t->any = o->pool ? pbd_DefPool_FindMessageByName(o->pool, "google.protobuf.Any") : NULL;
   pbd_Status_Clear(&t->status);
-  if (t->scratch && t->hasher) return t;
+  if (t->scratch && t->hasher && t->recalled) return t;
   pbd_LazyTree_Free(t);
   return NULL;
 }
@@ -115,6 +123,7 @@ pbd_LazyTree *pbd_LazyTree_New(const uint8_t *buf, const pbd_ReadOptions *o,
 void pbd_LazyTree_Free(pbd_LazyTree *t) {
   if (!t) return;
   pbd_Hasher_Free(t->hasher);
+  pbd_HashCache_Free(t->recalled);
   pbd_Arena_Free(t->scratch);
 }
 

@@ -87,6 +87,11 @@ typedef struct pbd_Hasher pbd_Hasher;
 pbd_Hasher *pbd_Hasher_New(const uint8_t *buf, const pbd_ReadOptions *o,
                            const pbd_HashCache *cache);
 void pbd_Hasher_Free(pbd_Hasher *h);
+/* The hashes this hasher computes go to `cache` too, and are looked up
+ * there as well as in the one it was made with: a walk that reads a deep
+ * message level by level then hashes each sub-message once, not once per
+ * level above it (chains of groups nested a thousand deep). */
+void pbd_Hasher_Remember(pbd_Hasher *h, pbd_HashCache *cache);
 bool pbd_Hasher_HashParts(pbd_Hasher *h, const pbd_MessageDef *type, const pbd_Part *parts,
                           size_t nparts, int depth, pbd_Hash128 *out, bool *empty,
                           pbd_Status *s);

@@ -79,6 +79,18 @@ void pbd_Path_FormatBothIndices(pbd_Buf *out, const pbd_Path *p, size_t begin, s
  * (`graph.node[*].name`). */
 bool pbd_Path_PatternMatches(const char *pattern, const char *path_text);
 
+/* Many patterns matched at once (lib/diff/pattern_set.c): literal ones and
+ * those whose only wildcards are `[*]` are found by hashing, so a path is
+ * matched against hundreds of thousands of patterns in the time of one;
+ * others are tried in turn.  The patterns (NULL entries skipped) must
+ * outlive the set.  NULL when out of memory. */
+typedef struct pbd_PatternSet pbd_PatternSet;
+pbd_PatternSet *pbd_PatternSet_New(const char *const *patterns, size_t n);
+void pbd_PatternSet_Free(pbd_PatternSet *s);
+/* Whether one of the patterns matches the whole path text; scratch is
+ * working memory (the path with its brackets starred). */
+bool pbd_PatternSet_Matches(const pbd_PatternSet *s, const char *path_text, pbd_Buf *scratch);
+
 #ifdef __cplusplus
 }
 #endif
