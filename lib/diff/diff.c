@@ -201,6 +201,27 @@ static bool values_equal(Walk *w, const pbd_Value *a, const pbd_Value *b) {
   }
 }
 
+bool dw_element_equal(Walk *w, const pbd_Value *a, const pbd_Value *b, uint32_t left_index) {
+  if (!w->o->tolerance_count) return values_equal(w, a, b);
+  size_t mark = w->path.count;
+  dw_push_index(w, left_index);
+  bool eq = values_equal(w, a, b);
+  pbd_Path_Truncate(&w->path, mark);
+  return eq;
+}
+
+double dw_float_value(const pbd_Value *v) {
+  if (v->kind == kPbd_Value_Float) {
+    float f;
+    uint32_t b = (uint32_t)v->u;
+    memcpy(&f, &b, 4);
+    return f;
+  }
+  double d;
+  memcpy(&d, &v->u, 8);
+  return d;
+}
+
 int dw_compare_keyed(const void *a, const void *b) {
   const dw_Keyed *x = a, *y = b;
   if (x->key.hi != y->key.hi) return x->key.hi < y->key.hi ? -1 : 1;

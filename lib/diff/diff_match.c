@@ -1,5 +1,6 @@
 /* pbdiff — repeated fields matched as multisets or by key, maps by key
  * (diff_walk.h). */
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -86,6 +87,61 @@ static bool pair_set_leftovers(Walk *w, const pbd_Field *l, const pbd_Field *r, 
   return ok;
 }
 
+typedef struct {
+  double x;
+  uint32_t index;
+} Num;
+
+static int compare_nums(const void *a, const void *b) {
+  const Num *p = a, *q = b;
+  bool pn = isnan(p->x), qn = isnan(q->x);
+  if (pn != qn) return pn ? 1 : -1; /* NaNs last (they matched exactly already) */
+  if (!pn && p->x != q->x) return p->x < q->x ? -1 : 1;
+  return (p->index > q->index) - (p->index < q->index);
+}
+
+static Num *leftover_nums(const pbd_Field *f, const bool *paired, uint32_t *n) {
+  Num *v = malloc(sizeof *v * (f->count ? f->count : 1));
+  *n = 0;
+  for (uint32_t i = 0; v && i < f->count; i++) {
+    if (paired[i]) continue;
+    pbd_Value x = pbd_Field_Value(f, i);
+    v[(*n)++] = (Num){dw_float_value(&x), i};
+  }
+  if (v) qsort(v, *n, sizeof *v, compare_nums);
+  return v;
+}
+
+/* A set of floats under a tolerance: after the exact matches (which hashes
+ * make stable), the leftovers of both sides are paired in value order when
+ * equal within the tolerance, the smaller one given up otherwise — in
+ * O(n log n), the largest pairing for a margin (values within a margin of
+ * each other pair in order).  So [1.0, 2.0] as a set equals [2.0005,
+ * 1.0005] under a margin of 1e-3, as it does as a sequence in order.
+ * false when out of memory. */
+static bool pair_set_floats(Walk *w, const pbd_Field *l, const pbd_Field *r, int64_t *partner,
+                            bool *rtaken) {
+  bool *lpaired = malloc(sizeof *lpaired * (l->count ? l->count : 1));
+  for (uint32_t i = 0; lpaired && i < l->count; i++) lpaired[i] = partner[i] >= 0;
+  uint32_t na = 0, nb = 0;
+  Num *a = lpaired ? leftover_nums(l, lpaired, &na) : NULL, *b = leftover_nums(r, rtaken, &nb);
+  bool ok = a && b;
+  for (uint32_t i = 0, j = 0; ok && i < na && j < nb;) {
+    pbd_Value x = pbd_Field_Value(l, a[i].index), y = pbd_Field_Value(r, b[j].index);
+    if (dw_element_equal(w, &x, &y, a[i].index)) {
+      partner[a[i].index] = b[j].index;
+      rtaken[b[j].index] = true;
+      i++, j++;
+    } else if (compare_nums(&a[i], &b[j]) < 0) {
+      i++;
+    } else {
+      j++;
+    }
+  }
+  free(lpaired), free(a), free(b);
+  return ok;
+}
+
 /* Rules --repeated-as-set and --key: elements paired by value (a multiset)
  * or by key, through a sorted table, O(n log n) however many share a key;
  * leftover messages of a set are paired when similar, best first.  With --report-moves, pairs outside the longest run
@@ -116,6 +172,12 @@ int dw_diff_matched(Walk *w, const pbd_MatchRule *rule, const pbd_Field *l,
   }
   free(el), free(taken);
   /* a set's leftovers: similar messages paired best first */
+  bool floats = (l->kind == kPbd_Value_Float || l->kind == kPbd_Value_Double) && l->kind == r->kind;
+  if (rule->kind == kPbd_Match_Set && w->fuzzy && floats && !pair_set_floats(w, l, r, partner, rtaken)) {
+    free(partner), free(rtaken);
+    w->oom = true;
+    return -1;
+  }
   if (rule->kind == kPbd_Match_Set && !pair_set_leftovers(w, l, r, partner, rtaken)) {
     free(partner), free(rtaken);
     w->oom = true;

@@ -53,6 +53,11 @@ void dw_push_map_key(Walk *w, const pbd_Value *key);
 /* The current path matches an --ignore pattern. */
 bool dw_path_ignored(Walk *w);
 bool dw_is_message_kind(pbd_ValueKind k);
+/* Whether two elements of the repeated field at the current path are equal
+ * under the options (LEFT's at left_index, for scoped tolerances). */
+bool dw_element_equal(Walk *w, const pbd_Value *a, const pbd_Value *b, uint32_t left_index);
+/* A float or double value as a double. */
+double dw_float_value(const pbd_Value *v);
 /* A 128-bit key per value: equal for values equal under the options. */
 pbd_Hash128 dw_element_key(const Walk *w, const pbd_Value *v);
 /* Two values at the current path: messages walked, the rest compared. */
