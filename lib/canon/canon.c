@@ -307,7 +307,8 @@ static bool add_scalar(Ctx *c, Msg *m, const pbd_FieldDef *fd, uint64_t raw) {
     /* in a map entry it makes the whole entry unknown (rule 9), which
      * --ignore-unknown then drops whole: keep it until the entry decides */
     if (m->def && m->def->is_map_entry) keep = true;
-    return !keep || add_unknown_value(c, m, fd->number, kPbd_Value_Varint, raw);
+    return !keep ||
+           add_unknown_value(c, m, fd->number, kPbd_Value_Varint, pbd_UnknownEnumVarint(raw));
   }
   if (c->validate) return true;
   Slot *s = value_slot(c, m, fd);

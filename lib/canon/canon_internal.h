@@ -131,6 +131,13 @@ static inline bool pbd_UnknownEnumAllowed(bool in_schema, const pbd_ReadOptions 
 
 /* A closed enum value the schema does not know goes to unknown fields, as
  * protobuf readers do (rule 9). */
+/* The unknown varint a closed enum's unknown value is kept as: the int32
+ * the field reads, sign-extended, as C++ and Python protobuf keep it (so the
+ * 10-byte and the 5-byte forms of -1 are one value, rule 8). */
+static inline uint64_t pbd_UnknownEnumVarint(uint64_t raw) {
+  return (uint64_t)(int64_t)(int32_t)(uint32_t)raw;
+}
+
 static inline bool pbd_EnumValueUnknown(const pbd_FieldDef *fd, uint64_t raw) {
   if (fd->type != kPbd_Type_Enum || !fd->enum_type || !fd->enum_type->is_closed) return false;
   const pbd_EnumDef *e = fd->enum_type;

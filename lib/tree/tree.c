@@ -215,7 +215,7 @@ static bool add_scalar(Ctx *c, pbd_Message *m, const pbd_FieldDef *fd, uint64_t 
      * --ignore-unknown then drops whole: keep it until the entry decides */
     if (m->def && m->def->is_map_entry) keep = true;
     if (!keep) return true;
-    pbd_UnknownValue v = {.kind = kPbd_Value_Varint, .u = raw};
+    pbd_UnknownValue v = {.kind = kPbd_Value_Varint, .u = pbd_UnknownEnumVarint(raw)};
     return add_unknown(c, m->builder_, fd->number, v);
   }
   FieldBuild *s = slot_for_value(c, m->builder_, fd);
