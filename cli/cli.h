@@ -14,6 +14,7 @@
 
 #include "pbdiff/diff/diff.h"
 #include "pbdiff/pbdiff.h"
+#include "pbdiff/inputs/decode.h"
 #include "pbdiff/inputs/framing.h"
 #include "report/report.h"
 #include "pbdiff/schema/schema.h"
@@ -64,6 +65,7 @@ typedef struct {
   bool delimited;                          /* inputs are streams (--delimited, --framing) */
   pbd_Framing framing;                     /* --framing; None with delimited: varint prefixes */
   long long skip_prefix;                   /* -1: not given */
+  pbd_Compression compression;             /* --input-compression; auto by default */
   pbd_InputFormat left_format, right_format;
   /* comparison */
   pbd_CompareOptions compare;              /* the library's options (schema and

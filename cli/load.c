@@ -366,6 +366,50 @@ done:
   return ok;
 }
 
+/* Whether bytes that failed to inflate read as they are: a stream that the
+ * framing cuts whole (a first length of 31, then a tag 0x8b 0x08, begins
+ * like gzip data).  One message never does: its first byte would be 0x1f,
+ * wire type 7. */
+static bool reads_raw(const pbd_CliOptions *o, const uint8_t *p, size_t n) {
+  if (!o->delimited) return false;
+  size_t *begin = NULL, *end = NULL, count = 0;
+  pbd_Buf inflated = {0};
+  pbd_Status s;
+  pbd_Status_Clear(&s);
+  bool ok = pbd_Input_SplitFramed(o->framing ? o->framing : kPbd_Framing_Delimited, p, n,
+                                  max_input(o), &inflated, &begin, &end, &count, &s);
+  free(begin), free(end);
+  pbd_Buf_Free(&inflated);
+  return ok;
+}
+
+/* gzip inflated as --input-compression says: auto only where a whole gzip
+ * header begins the input and the data inflates (or the bytes cannot be
+ * read otherwise); the result replaces in's bytes. */
+static bool decompress(const pbd_CliOptions *o, pbd_CliInput *in, pbd_Buf *owned,
+                       pbd_CliError *e) {
+  if (o->compression == kPbd_Compression_None) return true;
+  bool header = pbd_Input_IsGzip(in->data, in->size);
+  if (!header && o->compression == kPbd_Compression_Auto) return true;
+  pbd_Status s;
+  pbd_Status_Clear(&s);
+  if (!header) {
+    pbd_CliError_Set(e, false, "%s: not gzip data (no valid gzip header at byte 0; "
+                     "--input-compression gzip)", in->name);
+    return false;
+  }
+  if (!pbd_Input_GunzipMax(in->data, in->size, owned, max_input(o), &s)) {
+    if (o->compression == kPbd_Compression_Auto && s.code != kPbd_Status_TooLarge &&
+        reads_raw(o, in->data, in->size))
+      return true;
+    pbd_CliError_FromStatus(e, in->name, &s);
+    return false;
+  }
+  in->data = (const uint8_t *)(owned->data ? owned->data : "");
+  in->size = owned->len;
+  return true;
+}
+
 bool pbd_Cli_ReadInput(const pbd_CliOptions *o, const pbd_CliSchema *schema, int side,
                        const char *path, const char *display, pbd_InputFormat format,
                        const pbd_ReadOptions *topts, pbd_CliInput *in, pbd_CliError *e) {
@@ -390,14 +434,7 @@ bool pbd_Cli_ReadInput(const pbd_CliOptions *o, const pbd_CliSchema *schema, int
   in->name = display ? display : pbd_Input_DisplayName(raw);
   in->data = raw->data;
   in->size = raw->size;
-  if (pbd_Input_IsGzip(in->data, in->size)) {
-    if (!pbd_Input_GunzipMax(in->data, in->size, owned, max_input(o), &s)) {
-      pbd_CliError_FromStatus(e, in->name, &s);
-      return false;
-    }
-    in->data = (const uint8_t *)(owned->data ? owned->data : "");
-    in->size = owned->len;
-  }
+  if (!decompress(o, in, owned, e)) return false;
   if (o->skip_prefix > 0) {
     if ((unsigned long long)o->skip_prefix > in->size) {
       pbd_CliError_Set(e, false, "%s: %zu bytes, shorter than --skip-prefix %lld", in->name, in->size,

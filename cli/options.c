@@ -222,6 +222,14 @@ static bool set_report_format(pbd_CliOptions *o, const Option *opt, const char *
   return false;
 }
 
+/* --input-compression auto|gzip|none. */
+static bool set_compression(pbd_CliOptions *o, const Option *opt, const char *arg, char *why,
+                            size_t n) {
+  if (pbd_Compression_FromName(arg, &o->compression)) return true;
+  snprintf(why, n, "--%s wants auto, gzip or none, not '%s'", opt->name, arg);
+  return false;
+}
+
 /* cat's and hash's --format: text or JSON (the input's is --input-format). */
 static bool set_plain_format(pbd_CliOptions *o, const Option *opt, const char *arg, char *why,
                              size_t n) {
@@ -298,6 +306,10 @@ static const Option kOptions[] = {
      "confluent-value (one such value, the whole input); a\nrecord's schema id and message "
      "indexes are shown, and\nwhere they differ noted, not counted as differences",
      NULL, .set = set_framing, .config_key = "framing"},
+    {"input-compression", 0, "C", kAll, kSecInputs,
+     "gzip, none or auto (the default: gzip where an input\nbegins with a whole, valid gzip "
+     "header and inflates;\nelse its bytes as they are)",
+     NULL, .set = set_compression, .config_key = "input-compression"},
     {"skip-prefix", 0, "N", kAll, kSecInputs, "drop the first N bytes of each input (a fixed header)",
      NULL, .set = set_count_ll, .field = FIELD(skip_prefix), .min = 0, .max = 1LL << 40,
      .config_key = "skip-prefix"},

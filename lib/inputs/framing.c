@@ -123,10 +123,17 @@ static bool split_tfrecord(const uint8_t *data, size_t size, Spans *sp, pbd_Stat
       return false;
     }
     size_t body = at + 12;
-    if (len > size - body || size - body - len < 4) {
+    if (len > size - body) {
       pbd_Status_SetErrorAt(s, kPbd_Status_Malformed, at,
                             "record %zu of %llu bytes runs past the end (only %zu left)", i,
                             (unsigned long long)len, size - body);
+      return false;
+    }
+    if (size - body - len < 4) {
+      pbd_Status_SetErrorAt(s, kPbd_Status_Malformed, body + (size_t)len,
+                            "record %zu: data CRC cut short (%zu of 4 bytes after its %llu "
+                            "bytes of data)", i, (size_t)(size - body - len),
+                            (unsigned long long)len);
       return false;
     }
     want = le32(data + body + len);
@@ -181,20 +188,23 @@ static bool split_grpc(const uint8_t *data, size_t size, size_t max_bytes, pbd_B
       }
     }
     size_t b = inflated->len;
-    if (flag) {
-      pbd_Buf one = {0};
-      size_t room = max_bytes > inflated->len ? max_bytes - inflated->len : 0;
-      if (!pbd_Input_GunzipMax(body, len, &one, room, s)) {
-        pbd_Buf_Free(&one);
+    if (flag) { /* inflated in place, the bound on all of them together */
+      if (!pbd_Input_GunzipMax(body, len, inflated, max_bytes, s)) {
         char msg[sizeof s->msg];
         snprintf(msg, sizeof msg, "%s", s->msg);
-        pbd_Status_SetErrorAt(s, s->code, at, "message %zu: %.400s", i, msg);
+        size_t where = s->has_offset ? at + 5 + s->offset : at;
+        pbd_Status_SetErrorAt(s, s->code, where, "message %zu (a compressed frame of %zu bytes): "
+                              "%.400s", i, len, msg);
         return false;
       }
-      pbd_Buf_Append(inflated, one.data ? one.data : "", one.len);
-      pbd_Buf_Free(&one);
     } else if (copying) {
       pbd_Buf_Append(inflated, (const char *)body, len);
+      if (inflated->len > max_bytes) {
+        pbd_Status_SetErrorAt(s, kPbd_Status_TooLarge, at,
+                              "message %zu: the messages come to over %zu bytes once inflated, "
+                              "the most an input may hold (--max-input-bytes)", i, max_bytes);
+        return false;
+      }
     }
     if (inflated->oom) {
       pbd_Status_SetError(s, kPbd_Status_OutOfMemory, "out of memory");
