@@ -458,7 +458,8 @@ bool pbd_Cli_ReadInput(const pbd_CliOptions *o, const pbd_CliSchema *schema, int
     pbd_Buf bin = {0};
     bool ok;
     if (format == kPbd_InputFormat_Json) {
-      ok = pbd_JsonPb_ToBinary(schema->pool, schema->type, (const char *)in->data, in->size, &bin, &s);
+      ok = pbd_JsonPb_ToBinaryDepth(schema->pool, schema->type, (const char *)in->data,
+                                     in->size, o->compare.read.max_depth, &bin, &s);
       if (!ok) pbd_CliError_FromStatus(e, in->name, &s);
     } else {
       ok = encode_text(o, side, schema->type->full_name, in->data, in->size, &bin, in->name, e);
