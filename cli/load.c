@@ -219,123 +219,68 @@ static pbd_InputFormat guess_format(const char *name) {
   return kPbd_InputFormat_Binary;
 }
 
-static char *make_temp(const char *suffix) {
+/* All n bytes written to fd. */
+static bool write_all(int fd, const uint8_t *p, size_t n) {
+  while (n) {
+    ssize_t k = write(fd, p, n);
+    if (k < 0 && errno == EINTR) continue;
+    if (k <= 0) return false;
+    p += k, n -= (size_t)k;
+  }
+  return true;
+}
+
+/* The schema's descriptor sets in a new file that protoc can read by name
+ * (made by mkstemps, written through its descriptor; the caller unlinks
+ * it), or NULL. */
+static char *schema_file(const pbd_DefPool *pool) {
   const char *dir = getenv("TMPDIR");
-  if (!dir || !*dir) dir = "/tmp";
-  size_t n = strlen(dir) + 32;
+  if (!dir || !*dir || strchr(dir, ':')) dir = "/tmp"; /* ':' separates protoc's sets */
+  size_t n = strlen(dir) + 32, size;
   char *path = malloc(n);
   if (!path) return NULL;
-  snprintf(path, n, "%s/pbdiff-XXXXXX%s", dir, suffix);
-  int fd = mkstemps(path, (int)strlen(suffix));
-  if (fd < 0) {
+  snprintf(path, n, "%s/pbdiff-XXXXXX.desc", dir);
+  int fd = mkstemps(path, 5);
+  const uint8_t *set = pbd_DefPool_DescriptorSetBytes(pool, &size);
+  bool ok = fd >= 0 && write_all(fd, set, size);
+  if (fd >= 0) close(fd);
+  if (!ok) {
+    if (fd >= 0) unlink(path);
     free(path);
     return NULL;
   }
-  close(fd);
   return path;
 }
 
-static bool write_file(const char *path, const uint8_t *p, size_t n) {
-  FILE *f = fopen(path, "wb");
-  if (!f) return false;
-  bool ok = fwrite(p, 1, n, f) == n;
-  return fclose(f) == 0 && ok;
-}
-
-static bool slurp(const char *path, pbd_Buf *out) {
-  FILE *f = fopen(path, "rb");
-  if (!f) return false;
-  char chunk[1 << 16];
-  size_t k;
-  while ((k = fread(chunk, 1, sizeof chunk, f)) > 0) pbd_Buf_Append(out, chunk, k);
-  fclose(f);
-  return !out->oom;
-}
-
-/* Text format to binary by running protoc --encode with the schema's own
- * files.  protoc's message ("input:3:5: ...") becomes "FILE: line 3,
+/* Text format to binary by running protoc --encode against the schema as it
+ * was loaded (its descriptor sets, whatever -s, --proto and -I named, so no
+ * directory of theirs reaches protoc's ':'-separated lists).  The text goes
+ * in and protoc's messages come out through files without a name
+ * (core/run.h); its message ("input:3:5: ...") becomes "FILE: line 3,
  * column 5: ...". */
-static bool encode_text(const pbd_CliOptions *o, int side, const char *type, const uint8_t *p,
+static bool encode_text(const pbd_CliSchema *schema, const char *type, const uint8_t *p,
                         size_t n, pbd_Buf *out, const char *name, pbd_CliError *e) {
-  char *in = make_temp(".txtpb"), *bin = make_temp(".pb"), *msgs = make_temp(".err");
+  pbd_Status rs;
+  pbd_Status_Clear(&rs);
+  char *set = schema_file(schema->pool);
+  int in = pbd_Run_TempFile(&rs), msgs = in >= 0 ? pbd_Run_TempFile(&rs) : -1;
   bool ok = false;
-  const char **argv = NULL;
-  pbd_Buf sets = {0}, type_arg = {0};
-  if (!in || !bin || !msgs || !write_file(in, p, n)) {
+  pbd_Buf type_arg = {0}, set_arg = {0};
+  pbd_Buf_Printf(&type_arg, "--encode=%s", type);
+  pbd_Buf_Printf(&set_arg, "--descriptor_set_in=%s", set ? set : "");
+  if (!set || in < 0 || msgs < 0 || !write_all(in, p, n) || lseek(in, 0, SEEK_SET) != 0 ||
+      type_arg.oom || set_arg.oom) {
     pbd_CliError_Set(e, false, "%s: cannot write a temporary file", name);
     goto done;
   }
-  static const pbd_StrList kNone = {NULL, 0};
-  const pbd_StrList *own = side == 1 ? &o->left_schemas : side == 2 ? &o->right_schemas : &kNone;
-  const pbd_StrList *schemas = own->n ? own : &o->schemas;
-  const pbd_StrList *protos = own->n ? own : &o->protos; /* own lists mix .desc and .proto */
-  size_t cap = 8 + schemas->n + 2 * protos->n + o->includes.n;
-  argv = calloc(cap, sizeof *argv);
-  if (!argv) goto done;
-  size_t k = 0;
-  argv[k++] = "protoc";
-  pbd_Buf_Printf(&type_arg, "--encode=%s", type);
-  argv[k++] = type_arg.data;
-  bool have_sets = false;
-  char *copies[64] = {NULL}; /* sets whose path holds ':', protoc's separator */
-  size_t ncopies = 0;
-  for (size_t i = 0; i < schemas->n; i++) {
-    if (ends_with(schemas->v[i], ".proto")) continue;
-    const char *path = schemas->v[i];
-    if (strchr(path, ':')) { /* given to protoc as a copy at a path without one */
-      pbd_Buf bytes = {0};
-      char *copy = ncopies < 64 ? make_temp(".desc") : NULL;
-      bool copied = copy && slurp(path, &bytes) &&
-                    write_file(copy, (const uint8_t *)(bytes.data ? bytes.data : ""), bytes.len);
-      pbd_Buf_Free(&bytes);
-      if (!copied) {
-        if (copy) unlink(copy);
-        free(copy);
-        pbd_CliError_Set(e, false, "%s: cannot copy %s for protoc", name, path);
-        goto done_copies;
-      }
-      path = copies[ncopies++] = copy;
-    }
-    pbd_Buf_AppendStr(&sets, have_sets ? ":" : "--descriptor_set_in=");
-    pbd_Buf_AppendStr(&sets, path);
-    have_sets = true;
-  }
-  if (have_sets) argv[k++] = sets.data;
-  char **incs = calloc(o->includes.n + protos->n + 2, sizeof *incs);
-  if (!incs) goto done;
-  size_t ni = 0;
-  bool any_proto = false;
-  for (size_t i = 0; i < protos->n; i++) any_proto |= ends_with(protos->v[i], ".proto");
-  if (any_proto) {
-    for (size_t i = 0; i < o->includes.n; i++) {
-      size_t len = strlen(o->includes.v[i]) + 3;
-      incs[ni] = malloc(len);
-      if (incs[ni]) snprintf(incs[ni], len, "-I%s", o->includes.v[i]), argv[k++] = incs[ni++];
-    }
-    /* each .proto's own directory, so that protoc finds it as it is named */
-    for (size_t i = 0; i < protos->n; i++) {
-      if (!ends_with(protos->v[i], ".proto")) continue;
-      const char *slash = strrchr(protos->v[i], '/');
-      size_t dl = slash ? (size_t)(slash - protos->v[i]) : 1;
-      incs[ni] = malloc(dl + 3);
-      if (!incs[ni]) continue;
-      snprintf(incs[ni], dl + 3, "-I%.*s", (int)dl, slash ? protos->v[i] : ".");
-      argv[k++] = incs[ni++];
-    }
-    argv[k++] = "-I/usr/include";
-    for (size_t i = 0; i < protos->n && k + 1 < cap; i++)
-      if (ends_with(protos->v[i], ".proto")) argv[k++] = protos->v[i];
-  }
-  argv[k] = NULL;
-  pbd_RunIo io = {in, bin, msgs, NULL, false};
-  pbd_Status rs;
-  pbd_Status_Clear(&rs);
-  int rc = pbd_Run((char *const *)argv, &io, "protobuf-compiler", &rs);
+  char *argv[] = {"protoc", type_arg.data, set_arg.data, NULL};
+  pbd_RunIo io = {.stdin_fd = in, .stderr_fd = msgs, .capture = out};
+  int rc = pbd_Run(argv, &io, "protobuf-compiler", &rs);
   if (rc < 0) {
     pbd_CliError_Set(e, false, "%s: %s", name, rs.msg);
   } else if (rc != 0) {
     pbd_Buf m = {0};
-    slurp(msgs, &m);
+    pbd_Run_ReadFd(msgs, &m);
     const char *text = m.data ? m.data : "";
     unsigned line = 0, col = 0;
     char *save = NULL;
@@ -348,21 +293,16 @@ static bool encode_text(const pbd_CliOptions *o, int side, const char *type, con
               text[0] ? strtok_r(m.data, "\n", &save) : "protoc failed");
     pbd_Buf_Free(&m);
   } else {
-    ok = slurp(bin, out);
-    if (!ok) pbd_CliError_Set(e, false, "%s: cannot read protoc's output", name);
+    ok = !out->oom;
+    if (!ok) pbd_CliError_Set(e, false, "%s: out of memory reading protoc's output", name);
   }
-  for (size_t i = 0; i < ni; i++) free(incs[i]);
-  free(incs);
-done_copies:
-  for (size_t i = 0; i < ncopies; i++) unlink(copies[i]), free(copies[i]);
 done:
-  if (in) unlink(in);
-  if (bin) unlink(bin);
-  if (msgs) unlink(msgs);
-  free(in), free(bin), free(msgs);
-  free((void *)argv);
-  pbd_Buf_Free(&sets);
+  if (in >= 0) close(in);
+  if (msgs >= 0) close(msgs);
+  if (set) unlink(set);
+  free(set);
   pbd_Buf_Free(&type_arg);
+  pbd_Buf_Free(&set_arg);
   return ok;
 }
 
@@ -413,6 +353,7 @@ static bool decompress(const pbd_CliOptions *o, pbd_CliInput *in, pbd_Buf *owned
 bool pbd_Cli_ReadInput(const pbd_CliOptions *o, const pbd_CliSchema *schema, int side,
                        const char *path, const char *display, pbd_InputFormat format,
                        const pbd_ReadOptions *topts, pbd_CliInput *in, pbd_CliError *e) {
+  (void)side; /* the side's own schema is already in `schema` */
   memset(in, 0, sizeof *in);
   pbd_Status s;
   pbd_Status_Clear(&s);
@@ -462,7 +403,7 @@ bool pbd_Cli_ReadInput(const pbd_CliOptions *o, const pbd_CliSchema *schema, int
                                      in->size, o->compare.read.max_depth, &bin, &s);
       if (!ok) pbd_CliError_FromStatus(e, in->name, &s);
     } else {
-      ok = encode_text(o, side, schema->type->full_name, in->data, in->size, &bin, in->name, e);
+      ok = encode_text(schema, schema->type->full_name, in->data, in->size, &bin, in->name, e);
     }
     if (!ok) {
       pbd_Buf_Free(&bin);

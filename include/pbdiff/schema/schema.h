@@ -171,6 +171,10 @@ bool pbd_DefPool_AddFileDescriptorSet(pbd_DefPool *pool, const uint8_t *data, si
 bool pbd_DefPool_AddProtoFiles(pbd_DefPool *pool, const char *const *protos, size_t nprotos,
                                const char *const *include_dirs, size_t ninclude,
                                pbd_Status *s);
+/* The descriptor sets added so far (those AddProtoFiles compiled included),
+ * concatenated: one serialized FileDescriptorSet holding every file, as
+ * protoc --descriptor_set_in reads it.  *n gets its size; never NULL. */
+const uint8_t *pbd_DefPool_DescriptorSetBytes(const pbd_DefPool *pool, size_t *n);
 
 /* Resolves type names, attaches extensions to their extendees, sorts fields
  * and builds lookups.  Must be called once after the last Add and before
