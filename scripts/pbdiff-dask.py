@@ -94,6 +94,7 @@ class Settings:
     text: bool = False
     verbose: bool = False
     framing: str = ""
+    compression: str = ""        # --input-compression, for hash and the reader
     skip_prefix: int = 0
     batch_keys: int = 1000
     buckets: int = 0             # 0: twice the workers
@@ -126,7 +127,7 @@ def parse_args(argv):
         name, eq, value = arg.partition("=") if arg.startswith("--") else (arg[:2], "", arg[2:])
         has_value = bool(eq) or (not arg.startswith("--") and value != "")
         own = {"--scheduler", "--workers", "--pbdiff", "--examples", "--record-key",
-               "--framing", "--skip-prefix", "--batch-keys", "--buckets"}
+               "--framing", "--skip-prefix", "--batch-keys", "--buckets", "--input-compression"}
         flags = {"--text", "--verbose", "--delimited", "--stat"}
         if name in flags:
             if name == "--text":
@@ -178,6 +179,10 @@ def set_own(s, name, value):
             s.record_key = value
         elif name == "--framing":
             s.framing = value
+        elif name == "--input-compression":
+            if value not in ("auto", "gzip", "none"):
+                usage(f"--input-compression wants auto, gzip or none, not '{value}'")
+            s.compression = value
         elif name == "--skip-prefix":
             s.skip_prefix = int(value)
         elif name == "--batch-keys":
@@ -245,10 +250,14 @@ def bucket_of(key, buckets):
 
 def hash_file(cfg, side, rank, path, buckets):
     """The records of one file, dealt into buckets by key: tuples of (key,
-    side, rank, index, fingerprint, offset, size)."""
+    side, rank, index, fingerprint, offset, size, compressed).  offset and
+    size are where the record's bytes are in the file (after a whole file's
+    gzip); a gRPC message sent compressed is its compressed body."""
     args = ["hash", "--record-key", cfg.record_key, "--format", "json"]
     if cfg.framing:
         args += ["--framing", cfg.framing]
+    if cfg.compression:
+        args += ["--input-compression", cfg.compression]
     if cfg.skip_prefix:
         args += ["--skip-prefix", str(cfg.skip_prefix)]
     status, out, err = run_pbdiff(cfg, args + cfg.hash_opts + [path])
@@ -259,7 +268,8 @@ def hash_file(cfg, side, rank, path, buckets):
         r = json.loads(line)
         key = r["key"]
         parts[bucket_of(key, buckets)].append(
-            (key, side, rank, r.get("index", 0), r["fingerprint"], r["offset"], r["size"]))
+            (key, side, rank, r.get("index", 0), r["fingerprint"], r["offset"], r["size"],
+             r.get("inflated_size", -1) if r.get("compressed") == "gzip" else None))
     return tuple(parts)
 
 
@@ -275,8 +285,8 @@ def join_bucket(*parts):
     fingerprints differ are kept, with all their records, for comparison."""
     by_key = {}
     for part in parts:
-        for key, side, rank, index, fp, offset, size in part:
-            by_key.setdefault(key, ([], []))[side].append((rank, index, fp, offset, size))
+        for key, side, rank, index, fp, offset, size, inflated in part:
+            by_key.setdefault(key, ([], []))[side].append((rank, index, fp, offset, size, inflated))
     t = dict.fromkeys(("left_records", "right_records", "paired", "equal_unsent", "only_left",
                        "only_right", "duplicate_keys_left", "duplicate_keys_right"), 0)
     todo, dups = [], []
@@ -318,21 +328,42 @@ def bucket_summary(joined):
 
 # ---- 3. Compare: a batch of keys whose records differ --------------------------------------------
 
+def looks_gzip(head):
+    """pbdiff's test (lib/inputs/decode.c): gzip's magic, method 8 (deflate),
+    no reserved flag bits; the magic alone is also a stream whose first
+    length is 0x8b1f."""
+    return len(head) >= 4 and head[:3] == b"\x1f\x8b\x08" and not head[3] & 0xE0
+
+
 class RecordReader:
     """Cuts records out of files: plain files by seeking, gzip-compressed ones
-    inflated once per batch (hash's offsets are in the inflated bytes)."""
+    inflated once per batch (hash's offsets are then in the inflated bytes),
+    as pbdiff reads them (--input-compression); a gRPC message sent
+    compressed is inflated on its own."""
 
-    def __init__(self, skip_prefix):
+    def __init__(self, skip_prefix, compression):
         self.skip = skip_prefix
+        self.compression = compression or "auto"
         self.files = {}
 
-    def read(self, path, offset, size):
+    def open(self, path):
+        f = open(path, "rb")
+        if self.compression == "none" or not looks_gzip(f.read(4)):
+            return f
+        f.seek(0)
+        data = f.read()
+        f.close()
+        try:
+            return gzip.decompress(data)
+        except (OSError, EOFError, zlib.error):
+            if self.compression == "gzip":
+                raise Trouble(f"{path}: not valid gzip data") from None
+            return data  # pbdiff read it as it is (a stream that frames whole)
+
+    def read(self, path, offset, size, inflated=None):
         f = self.files.get(path)
         if f is None:
-            f = self.files[path] = open(path, "rb")
-            if f.read(2) == b"\x1f\x8b":
-                f.seek(0)
-                self.files[path] = f = gzip.decompress(f.read())
+            f = self.files[path] = self.open(path)
         start = self.skip + offset
         if isinstance(f, bytes):
             data = f[start:start + size]
@@ -341,6 +372,15 @@ class RecordReader:
             data = f.read(size)
         if len(data) != size:
             raise Trouble(f"{path}: shorter than when it was hashed (changed meanwhile?)")
+        if inflated is not None:
+            try:
+                data = gzip.decompress(data)
+            except (OSError, EOFError, zlib.error):
+                raise Trouble(f"{path}: the compressed message at byte {start} no longer "
+                              "inflates (changed meanwhile?)") from None
+            if len(data) != inflated:
+                raise Trouble(f"{path}: the compressed message at byte {start} inflates to "
+                              f"{len(data)} bytes, not {inflated} (changed meanwhile?)")
         return data
 
     def close(self):
@@ -362,7 +402,7 @@ def compare_batch(cfg, files, joined, lo, hi):
     """Compares the records of keys lo..hi-1 of a joined bucket with pbdiff and
     returns its statistics, examples as (key bytes, occurrence, text)."""
     items = joined["todo"][lo:hi]
-    reader = RecordReader(cfg.skip_prefix)
+    reader = RecordReader(cfg.skip_prefix, cfg.compression)
     with tempfile.TemporaryDirectory(prefix="pbdiff-dask-") as tmp:
         paths = [os.path.join(tmp, "left.bin"), os.path.join(tmp, "right.bin")]
         try:
@@ -371,9 +411,10 @@ def compare_batch(cfg, files, joined, lo, hi):
                     # key order, then file and position: pbdiff pairs and names
                     # (#2, #3) a key's records as the whole run does
                     for item in items:
-                        for rank, _, offset, size in item[1 + side]:
-                            out.write(varint(size))
-                            out.write(reader.read(files[side][rank], offset, size))
+                        for rank, _, offset, size, inflated in item[1 + side]:
+                            data = reader.read(files[side][rank], offset, size, inflated)
+                            out.write(varint(len(data)))
+                            out.write(data)
         finally:
             reader.close()
         args = ["--record-key", cfg.record_key, "--framing", "delimited", "--stat",

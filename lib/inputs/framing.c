@@ -150,11 +150,32 @@ static bool split_tfrecord(const uint8_t *data, size_t size, Spans *sp, pbd_Stat
   return true;
 }
 
+/* Each gRPC message's body in the input (pbd_SourceSpan), kept when meta
+ * is asked for: once messages are inflated, their spans say nothing of
+ * where they are in the file. */
+static bool push_source(pbd_FramedMeta *meta, size_t *cap, size_t i, size_t b, size_t e,
+                        bool compressed, pbd_Status *s) {
+  if (!meta) return true;
+  if (i == *cap) {
+    size_t ncap = *cap ? *cap * 2 : 16;
+    pbd_SourceSpan *n = realloc(meta->sources, sizeof *n * ncap);
+    if (!n) {
+      pbd_Status_SetError(s, kPbd_Status_OutOfMemory, "out of memory");
+      return false;
+    }
+    meta->sources = n;
+    *cap = ncap;
+  }
+  meta->sources[i] = (pbd_SourceSpan){b, e, compressed};
+  return true;
+}
+
 /* gRPC: spans in data while no message is compressed; from the first one
  * that is, every message goes into `inflated` (so the spans have one base). */
 static bool split_grpc(const uint8_t *data, size_t size, size_t max_bytes, pbd_Buf *inflated,
-                       Spans *sp, pbd_Status *s) {
+                       Spans *sp, pbd_FramedMeta *meta, pbd_Status *s) {
   bool copying = false;
+  size_t sources_cap = 0;
   size_t at = 0;
   while (at < size) {
     size_t i = *sp->count;
@@ -212,8 +233,12 @@ static bool split_grpc(const uint8_t *data, size_t size, size_t max_bytes, pbd_B
     }
     bool ok = copying ? push_span(sp, b, inflated->len, s)
                       : push_span(sp, at + 5, at + 5 + len, s);
-    if (!ok) return false;
+    if (!ok || !push_source(meta, &sources_cap, i, at + 5, at + 5 + len, flag, s)) return false;
     at += 5 + len;
+  }
+  if (meta && !copying) { /* the spans are in the input: no sources needed */
+    free(meta->sources);
+    meta->sources = NULL;
   }
   return true;
 }
@@ -360,6 +385,7 @@ static bool split_confluent(const uint8_t *data, size_t size, Spans *sp, MetaOut
 }
 
 void pbd_FramedMeta_Free(pbd_FramedMeta *meta) {
+  free(meta->sources);
   free(meta->records);
   free(meta->indexes);
   memset(meta, 0, sizeof *meta);
@@ -397,7 +423,7 @@ bool pbd_Input_SplitFramedMeta(pbd_Framing f, const uint8_t *data, size_t size, 
     case kPbd_Framing_None: return push_span(&sp, 0, size, s);
     case kPbd_Framing_Delimited: return split_delimited(data, size, &sp, s);
     case kPbd_Framing_TFRecord: return split_tfrecord(data, size, &sp, s);
-    case kPbd_Framing_Grpc: return split_grpc(data, size, max_bytes, inflated, &sp, s);
+    case kPbd_Framing_Grpc: return split_grpc(data, size, max_bytes, inflated, &sp, meta, s);
     case kPbd_Framing_Confluent: return split_confluent(data, size, &sp, &mo, s);
     case kPbd_Framing_ConfluentValue: return split_confluent_value(data, 0, size, &sp, &mo, s);
   }

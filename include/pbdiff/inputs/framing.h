@@ -68,10 +68,21 @@ typedef struct {
   size_t index_count;  /* at least 1 (the single 0x00 byte is [0]) */
 } pbd_RecordMeta;
 
+/* Where a record's bytes stand in the input that was split, when the
+ * spans are not there (gRPC: the messages were written into the inflated
+ * buffer): its body's range, and whether that body is gzip-compressed (its
+ * span's size is then the inflated size). */
+typedef struct {
+  size_t begin, end;
+  bool compressed;
+} pbd_SourceSpan;
+
 typedef struct {
   pbd_RecordMeta *records; /* one per span, or NULL: the framing carries none */
   uint32_t *indexes;       /* every record's message indexes, one path after another */
   size_t nindexes;
+  pbd_SourceSpan *sources; /* one per span when the spans are in an inflated
+                              buffer, else NULL (they are in the input) */
 } pbd_FramedMeta;
 
 /* pbd_Input_SplitFramed, and when meta is not NULL, each record's metadata
