@@ -542,6 +542,57 @@ def say(cfg, msg):
         print(f"{PROG}: {msg}", file=sys.stderr)
 
 
+class QuietStderr:
+    """Dask's own output kept off the terminal: while the cluster runs, file
+    descriptor 2 (which the scheduler, the nannies and every worker process
+    they start, restarted ones too, write their logs and tracebacks to) is
+    a log file, and this driver's lines go to the real standard error.  A
+    lost worker then costs one line per lost task (lost_tasks), not the
+    pages of tracebacks its neighbours print when the cluster closes.  With
+    --verbose the log is kept and named at the end."""
+
+    def __enter__(self):
+        sys.stderr.flush()
+        self.saved = os.dup(2)
+        fd, self.path = tempfile.mkstemp(prefix="pbdiff-dask-", suffix=".log")
+        os.dup2(fd, 2)
+        os.close(fd)
+        self.stderr = sys.stderr
+        sys.stderr = os.fdopen(os.dup(self.saved), "w", buffering=1)
+        return self
+
+    def __exit__(self, *exc):
+        sys.stderr.flush()
+        os.dup2(self.saved, 2)
+        os.close(self.saved)
+        sys.stderr.close()
+        sys.stderr = self.stderr
+        return False
+
+    def done(self, keep):
+        if keep and os.path.getsize(self.path):
+            print(f"{PROG}: Dask's log: {self.path}", file=sys.stderr)
+        else:
+            os.unlink(self.path)
+
+
+def lost_tasks(names):
+    """An event handler (the scheduler's "all" topic): one line per task that
+    was running on a worker when the worker was lost.  The scheduler runs
+    the task again elsewhere (its results do not depend on where it runs);
+    after distributed.scheduler.allowed-failures losses of one task the run
+    fails with KilledWorker, as one line too."""
+    def handler(event):
+        _, msg = event
+        if not isinstance(msg, dict) or msg.get("action") != "remove-worker":
+            return
+        for key in sorted(map(str, msg.get("processing-tasks") or ())):
+            what = names.get(key, key)
+            print(f"{PROG}: worker {msg.get('worker', '?')} lost while {what}; the task is run "
+                  "again", file=sys.stderr)
+    return handler
+
+
 def start_client(cfg):
     from distributed import Client, LocalCluster
     if cfg.scheduler:
@@ -573,15 +624,23 @@ def run(cfg, client):
     hashed = [delayed(hash_file, nout=buckets, pure=True)(cfg, side, rank, path, buckets)
               for side in (0, 1) for rank, path in enumerate(files[side])]
     joins = [delayed(join_bucket, pure=True)(*[h[j] for h in hashed]) for j in range(buckets)]
+    names = {h.key: f"hashing {files[side][rank]}" for h, (side, rank) in
+             zip(hashed, [(sd, r) for sd in (0, 1) for r in range(len(files[sd]))])}
+    names.update({j.key: f"joining bucket {n}" for n, j in enumerate(joins)})
+    client.subscribe_topic("all", lost_tasks(names))
     joined = client.compute(joins)
     summaries = client.gather(client.map(bucket_summary, joined))
     ntodo = sum(s["ntodo"] for s in summaries)
     say(cfg, f"{len(files[0])} + {len(files[1])} files hashed and joined in {buckets} buckets "
              f"({time.monotonic() - t0:.1f} s); {ntodo} keys to compare")
     # 3: batches of keys, each key in one batch, compared where its bucket is
-    batches = [client.submit(compare_batch, cfg, files, joined[j], lo,
-                             min(lo + cfg.batch_keys, s["ntodo"]), pure=False)
-               for j, s in enumerate(summaries) for lo in range(0, s["ntodo"], cfg.batch_keys)]
+    batches = []
+    for j, s in enumerate(summaries):
+        for lo in range(0, s["ntodo"], cfg.batch_keys):
+            f = client.submit(compare_batch, cfg, files, joined[j], lo,
+                              min(lo + cfg.batch_keys, s["ntodo"]), pure=False)
+            names[f.key] = f"comparing keys {lo}.. of bucket {j}"
+            batches.append(f)
     results = client.gather(batches)
     ran = {}
     for r in summaries + results:
@@ -589,6 +648,7 @@ def run(cfg, client):
     say(cfg, f"{len(results)} comparison batches ({time.monotonic() - t0:.1f} s); join and "
              "compare tasks per worker pid: " +
              ", ".join(f"{p}: {n}" for p, n in sorted(ran.items())))
+    client.unsubscribe_topic("all")  # closing removes every worker: no loss
     warn_duplicates(cfg, summaries)
     return merge(summaries, results, cfg.max_examples())
 
@@ -596,13 +656,19 @@ def run(cfg, client):
 def main(argv):
     try:
         cfg = parse_args(argv)
-        client, cluster = start_client(cfg)
-        try:
-            totals, paths = run(cfg, client)
-        finally:
-            client.close()
-            if cluster:
-                cluster.close()
+        quiet = QuietStderr()
+        with quiet:
+            try:
+                client, cluster = start_client(cfg)
+                try:
+                    totals, paths = run(cfg, client)
+                finally:
+                    client.close()
+                    if cluster:
+                        cluster.close()
+            finally:
+                sys.stderr.flush()
+        quiet.done(cfg.verbose)
     except Trouble as e:
         print(f"{PROG}: {e}", file=sys.stderr)
         return 2
