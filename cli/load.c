@@ -401,6 +401,7 @@ bool pbd_Cli_ReadInput(const pbd_CliOptions *o, const pbd_CliSchema *schema, int
     if (format == kPbd_InputFormat_Json) {
       ok = pbd_JsonPb_ToBinaryDepth(schema->pool, schema->type, (const char *)in->data,
                                      in->size, o->compare.read.max_depth, &bin, &s);
+      s.has_offset = false; /* the message says where: "line L, column C" */
       if (!ok) pbd_CliError_FromStatus(e, in->name, &s);
     } else {
       ok = encode_text(schema, schema->type->full_name, in->data, in->size, &bin, in->name, e);
