@@ -67,7 +67,10 @@ START_TEST(other_sigbus_still_kills) {
   }
   int status;
   ck_assert_int_eq(waitpid(pid, &status, 0), pid);
+  ck_assert_msg(!WIFEXITED(status) || WEXITSTATUS(status) != 0, "the process went on");
+#ifndef __SANITIZE_ADDRESS__ /* ASan's own handler, next in line, reports and aborts */
   ck_assert_msg(WIFSIGNALED(status) && WTERMSIG(status) == SIGBUS, "status %d", status);
+#endif
   pbd_Input_Close(&in);
   unlink(path);
   free(path);
