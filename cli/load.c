@@ -306,6 +306,22 @@ done:
   return ok;
 }
 
+/* Whether the bytes split as Kafka values with a Confluent header (kcat
+ * -f '%R%s'), one at least holding a value (zero bytes split as empty
+ * values). */
+static bool reads_as_kafka(const uint8_t *p, size_t n) {
+  size_t *begin = NULL, *end = NULL, count = 0, values = 0;
+  pbd_FramedMeta meta = {0};
+  pbd_Status s;
+  pbd_Status_Clear(&s);
+  bool ok = pbd_Input_SplitFramedMeta(kPbd_Framing_Confluent, p, n, 0, NULL, &begin, &end, &count,
+                                      &meta, &s);
+  for (size_t i = 0; ok && i < count; i++) values += meta.records[i].value == kPbd_RecordValue_Present;
+  pbd_FramedMeta_Free(&meta);
+  free(begin), free(end);
+  return values > 0;
+}
+
 /* Whether bytes that failed to inflate read as they are: a stream that the
  * framing cuts whole (a first length of 31, then a tag 0x8b 0x08, begins
  * like gzip data).  One message never does: its first byte would be 0x1f,
@@ -430,6 +446,9 @@ bool pbd_Cli_ReadInput(const pbd_CliOptions *o, const pbd_CliSchema *schema, int
                                    &in->end, &in->nmsgs, &in->meta, &s)) {
       pbd_Buf_Free(&inflated);
       pbd_CliError_FromStatus(e, in->name, &s);
+      if (f == kPbd_Framing_Delimited && reads_as_kafka(in->data, in->size))
+        pbd_CliError_Hint(e, "it reads as Kafka values in the Confluent Schema Registry "
+                             "format: --framing confluent");
       return false;
     }
     if (inflated.data) { /* the spans are in the inflated messages */

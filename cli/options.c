@@ -302,7 +302,8 @@ static const Option kOptions[] = {
      "inputs are streams of messages framed as NAME: delimited\n(as --delimited), tfrecord "
      "(TensorFlow's TFRecord, CRCs\nchecked), grpc (gRPC's 5-byte prefix; compressed\n"
      "messages are inflated), confluent (Kafka values in the\nConfluent Schema Registry "
-     "format, each after a 4-byte\nbig-endian length, as kcat -f '%R%s' writes them) or\n"
+     "format, each after a 4-byte\nbig-endian length, as kcat -f '%R%s' writes them;\n"
+     "a tombstone, length -1, is a record without a value) or\n"
      "confluent-value (one such value, the whole input); a\nrecord's schema id and message "
      "indexes are shown, and\nwhere they differ noted, not counted as differences",
      NULL, .set = set_framing, .config_key = "framing"},

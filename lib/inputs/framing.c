@@ -341,7 +341,13 @@ static bool read_index_list(const uint8_t *data, const uint8_t **p, const uint8_
 static bool split_confluent_value(const uint8_t *data, size_t at, size_t stop, Spans *sp,
                                   MetaOut *mo, pbd_Status *s) {
   size_t rec = *sp->count;
-  if (stop > at && data[at] != 0) {
+  if (stop == at) { /* an empty value: no header, no message */
+    pbd_RecordMeta r = {.first_index = mo->meta ? mo->meta->nindexes : 0,
+                        .value = kPbd_RecordValue_Empty};
+    if (mo->meta && !push_record_meta(mo->meta, &mo->records_cap, rec, &r, s)) return false;
+    return push_span(sp, at, at, s);
+  }
+  if (data[at] != 0) {
     pbd_Status_SetErrorAt(s, kPbd_Status_Malformed, at,
                           "record %zu: magic byte 0x%02x, not 0x00: not a Confluent Schema "
                           "Registry value", rec, data[at]);
@@ -372,6 +378,14 @@ static bool split_confluent(const uint8_t *data, size_t size, Spans *sp, MetaOut
       return false;
     }
     size_t len = be32(data + at);
+    if (len == 0xffffffffu) { /* kcat's %R of a tombstone: -1 */
+      pbd_RecordMeta r = {.first_index = mo->meta ? mo->meta->nindexes : 0,
+                          .value = kPbd_RecordValue_Tombstone};
+      if (mo->meta && !push_record_meta(mo->meta, &mo->records_cap, i, &r, s)) return false;
+      if (!push_span(sp, at + 4, at + 4, s)) return false;
+      at += 4;
+      continue;
+    }
     if (len > size - at - 4) {
       pbd_Status_SetErrorAt(s, kPbd_Status_Malformed, at,
                             "record %zu of %zu bytes runs past the end (only %zu left)", i, len,
@@ -393,9 +407,9 @@ void pbd_FramedMeta_Free(pbd_FramedMeta *meta) {
 
 static bool same_path(const pbd_FramedMeta *a, size_t i, const pbd_FramedMeta *b, size_t j) {
   const pbd_RecordMeta *x = &a->records[i], *y = &b->records[j];
-  return x->index_count == y->index_count &&
-         !memcmp(a->indexes + x->first_index, b->indexes + y->first_index,
-                 sizeof *a->indexes * x->index_count);
+  return x->value == y->value && x->index_count == y->index_count &&
+         (!x->index_count || !memcmp(a->indexes + x->first_index, b->indexes + y->first_index,
+                 sizeof *a->indexes * x->index_count));
 }
 
 bool pbd_RecordMeta_Differ(const pbd_FramedMeta *a, size_t i, const pbd_FramedMeta *b, size_t j) {
@@ -405,6 +419,11 @@ bool pbd_RecordMeta_Differ(const pbd_FramedMeta *a, size_t i, const pbd_FramedMe
 
 void pbd_RecordMeta_Format(pbd_Buf *out, const pbd_FramedMeta *m, size_t i) {
   const pbd_RecordMeta *r = &m->records[i];
+  if (r->value != kPbd_RecordValue_Present) {
+    pbd_Buf_AppendStr(out, r->value == kPbd_RecordValue_Tombstone ? "a tombstone (no value)"
+                                                                  : "an empty value");
+    return;
+  }
   pbd_Buf_Printf(out, "schema id %" PRIu32 ", message indexes [", r->schema_id);
   for (size_t k = 0; k < r->index_count; k++)
     pbd_Buf_Printf(out, "%s%" PRIu32, k ? ", " : "", m->indexes[r->first_index + k]);

@@ -14,7 +14,8 @@ kcat -f '%R%s' writes) and confluent-value (one value, no length), a MESSAGE
 is "ID/INDEXES:HEX": the schema id, then the message indexes separated by
 commas, written as the Confluent serializer does (the single byte 0 for
 [0], else a zigzag varint count and zigzag varint indexes): "7/0:0801",
-"9/1,0:0802".  confluent-value takes one MESSAGE."""
+"9/1,0:0802"; "tombstone" (a length of -1, no value) and "empty" (a length of
+0) are records without a value.  confluent-value takes one MESSAGE."""
 import gzip
 import struct
 import sys
@@ -64,7 +65,9 @@ def confluent_value(arg):
 
 def frame(framing, arg):
     if framing == "confluent":
-        value = confluent_value(arg)
+        if arg == "tombstone":  # kcat's %R of a record without a value: -1
+            return struct.pack(">i", -1)
+        value = b"" if arg == "empty" else confluent_value(arg)
         return struct.pack(">I", len(value)) + value
     if framing == "confluent-value":
         return confluent_value(arg)

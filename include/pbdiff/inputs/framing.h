@@ -10,7 +10,9 @@
  *              big-endian length before each message; a message whose flag is
  *              1 is gzip-compressed
  *   confluent  Kafka values in the Confluent Schema Registry wire format, each
- *              after a u32 big-endian length (as `kcat -f '%R%s'` writes them)
+ *              after a u32 big-endian length (as `kcat -f '%R%s'` writes them);
+ *              a length of -1 (0xffffffff) is a tombstone, a record without a
+ *              value, and a length of 0 an empty value
  *   confluent-value  the whole input is one such value, without a length
  *
  * A Confluent value is the magic byte 0x00, the schema id (u32 big-endian),
@@ -62,10 +64,21 @@ bool pbd_Input_SplitFramed(pbd_Framing f, const uint8_t *data, size_t size, size
  * framings, the schema id and the message-index path (the indexes of the
  * message type in the schema's file: [0] the first top-level message,
  * [1, 0] the first nested type of the second). */
+/* What a Kafka record holds as its value: a Confluent value, nothing (a
+ * tombstone: kcat writes its length as -1, 0xffffffff) or an empty value
+ * (length 0).  A record without a value is an empty message with no
+ * schema id and no indexes. */
+typedef enum {
+  kPbd_RecordValue_Present = 0,
+  kPbd_RecordValue_Tombstone,
+  kPbd_RecordValue_Empty,
+} pbd_RecordValue;
+
 typedef struct {
   uint32_t schema_id;
   size_t first_index;  /* its path: indexes[first_index, first_index + index_count) */
-  size_t index_count;  /* at least 1 (the single 0x00 byte is [0]) */
+  size_t index_count;  /* at least 1 (the single 0x00 byte is [0]); 0 without a value */
+  pbd_RecordValue value;
 } pbd_RecordMeta;
 
 /* Where a record's bytes stand in the input that was split, when the
@@ -93,8 +106,9 @@ bool pbd_Input_SplitFramedMeta(pbd_Framing f, const uint8_t *data, size_t size, 
                                pbd_FramedMeta *meta, pbd_Status *s);
 void pbd_FramedMeta_Free(pbd_FramedMeta *meta);
 
-/* Whether two records' metadata differ (schema id or index path), and one
- * record's as text: "schema id 7, message indexes [1, 0]". */
+/* Whether two records' metadata differ (schema id, index path, or whether
+ * there is a value), and one record's as text: "schema id 7, message indexes
+ * [1, 0]", "a tombstone (no value)", "an empty value". */
 bool pbd_RecordMeta_Differ(const pbd_FramedMeta *a, size_t i, const pbd_FramedMeta *b, size_t j);
 void pbd_RecordMeta_Format(pbd_Buf *out, const pbd_FramedMeta *m, size_t i);
 
