@@ -12,6 +12,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "pbdiff/corpus/records.h"
 #include "pbdiff/diff/diff.h"
 #include "pbdiff/pbdiff.h"
 #include "pbdiff/inputs/decode.h"
@@ -213,6 +214,13 @@ typedef struct {
  * schema (side 1/2: LEFT/RIGHT, whose own --left-/--right-schema files turn
  * text format into binary; 0: the shared schema).  `display` names it in
  * errors (NULL: the path).  false with the error in e. */
+/* Record i's Kafka key (--framing confluent-keyed) in *view, returning
+ * view, or NULL when it has none. */
+const pbd_StrView *pbd_Cli_KafkaKey(const pbd_CliInput *in, size_t i, pbd_StrView *view);
+/* A --record-key naming kafka-key for a framing that carries no keys: a
+ * usage error (false, with e set). */
+bool pbd_Cli_CheckKafkaKey(const pbd_CliOptions *o, const pbd_RecordKey *k, pbd_CliError *e);
+
 bool pbd_Cli_ReadInput(const pbd_CliOptions *o, const pbd_CliSchema *schema, int side,
                        const char *path, const char *display, pbd_InputFormat format,
                        const pbd_ReadOptions *topts, pbd_CliInput *in, pbd_CliError *e);

@@ -366,6 +366,21 @@ static bool decompress(const pbd_CliOptions *o, pbd_CliInput *in, pbd_Buf *owned
   return true;
 }
 
+const pbd_StrView *pbd_Cli_KafkaKey(const pbd_CliInput *in, size_t i, pbd_StrView *view) {
+  const pbd_FramedMeta *m = &in->meta;
+  if (!m->keyed || !m->records || !m->records[i].has_key) return NULL;
+  view->data = (const char *)m->base + m->records[i].key_begin;
+  view->size = m->records[i].key_size;
+  return view;
+}
+
+bool pbd_Cli_CheckKafkaKey(const pbd_CliOptions *o, const pbd_RecordKey *k, pbd_CliError *e) {
+  if (!pbd_RecordKey_UsesKafkaKey(k) || o->framing == kPbd_Framing_ConfluentKeyed) return true;
+  pbd_CliError_Set(e, true, "--record-key kafka-key needs the keys: --framing confluent-keyed "
+                   "(kcat -f '%%K%%k%%R%%s')");
+  return false;
+}
+
 bool pbd_Cli_ReadInput(const pbd_CliOptions *o, const pbd_CliSchema *schema, int side,
                        const char *path, const char *display, pbd_InputFormat format,
                        const pbd_ReadOptions *topts, pbd_CliInput *in, pbd_CliError *e) {

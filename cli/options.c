@@ -131,7 +131,7 @@ static bool set_count_size(pbd_CliOptions *o, const Option *opt, const char *arg
 static bool set_framing(pbd_CliOptions *o, const Option *opt, const char *arg, char *why, size_t n) {
   pbd_Framing f;
   if (!pbd_Framing_FromName(arg, &f)) {
-    snprintf(why, n, "--%s wants delimited, tfrecord, grpc, confluent or confluent-value, not '%s'", opt->name, arg);
+    snprintf(why, n, "--%s wants delimited, tfrecord, grpc, confluent, confluent-value or confluent-keyed, not '%s'", opt->name, arg);
     return false;
   }
   o->framing = f;
@@ -304,8 +304,10 @@ static const Option kOptions[] = {
      "messages are inflated), confluent (Kafka values in the\nConfluent Schema Registry "
      "format, each after a 4-byte\nbig-endian length, as kcat -f '%R%s' writes them;\n"
      "a tombstone, length -1, is a record without a value) or\n"
-     "confluent-value (one such value, the whole input); a\nrecord's schema id and message "
-     "indexes are shown, and\nwhere they differ noted, not counted as differences",
+     "confluent-value (one such value, the whole input) or\nconfluent-keyed (Kafka records "
+     "with their keys, as\nkcat -f '%K%k%R%s' writes them: --record-key kafka-key\n"
+     "pairs records by it); a record's key, schema id and\nmessage indexes are shown, and "
+     "where they differ\nnoted, not counted as differences",
      NULL, .set = set_framing, .config_key = "framing"},
     {"input-compression", 0, "C", kAll, kSecInputs,
      "gzip, none or auto (the default: gzip where an input\nbegins with a whole, valid gzip "

@@ -209,6 +209,13 @@ static void note_record(const pbd_FramedMeta *l, size_t i, const pbd_FramedMeta 
   pbd_Buf lidx = {0}, ridx = {0};
   index_path(&lidx, l, i);
   index_path(&ridx, r, j);
+  bool keys = pbd_RecordMeta_KeysDiffer(l, i, r, j);
+  if (keys) { /* confluent-keyed: the Kafka keys */
+    pbd_RecordMeta_FormatKey(text, l, i);
+    pbd_Buf_AppendStr(text, " -> ");
+    pbd_RecordMeta_FormatKey(text, r, j);
+  }
+  if (keys && (lv != rv || lid != rid)) pbd_Buf_AppendStr(text, ", ");
   if (lv != rv) { /* a record without a value on a side: each side whole */
     pbd_RecordMeta_Format(text, l, i);
     pbd_Buf_AppendStr(text, " -> ");
@@ -217,7 +224,7 @@ static void note_record(const pbd_FramedMeta *l, size_t i, const pbd_FramedMeta 
     pbd_Buf_Printf(text, "schema id %u -> %u", (unsigned)lid, (unsigned)rid);
   }
   if (lv == rv && (lidx.len != ridx.len || (lidx.data && memcmp(lidx.data, ridx.data, lidx.len))))
-    pbd_Buf_Printf(text, "%smessage indexes %s -> %s", lid != rid ? ", " : "",
+    pbd_Buf_Printf(text, "%smessage indexes %s -> %s", lid != rid || keys ? ", " : "",
                    lidx.data ? lidx.data : "", ridx.data ? ridx.data : "");
   pbd_Buf_AppendChar(text, '\n');
   if (lidx.oom || ridx.oom) text->oom = true;

@@ -76,8 +76,10 @@ static bool fingerprint(const pbd_CliOptions *eff, const pbd_CliSchema *schema,
   pbd_Part part = {in->data + in->begin[i], in->end[i] - in->begin[i]};
   if ((rk || !eff->sha256) && !pbd_Hasher_HashParts(hasher, schema->type, &part, 1, 0, &h, NULL, s))
     return false;
-  if (rk && !pbd_RecordKey_Read(rk, schema->type, in->data, in->begin[i], in->end[i], h, topts,
-                                scratch, key, s))
+  pbd_StrView kafka;
+  if (rk && !pbd_RecordKey_ReadWithKafkaKey(rk, schema->type, in->data, in->begin[i], in->end[i],
+                                            h, topts, pbd_Cli_KafkaKey(in, i, &kafka), scratch,
+                                            key, s))
     return false;
   if (eff->sha256) {
     uint8_t d[32];
@@ -98,7 +100,9 @@ static bool parse_key(const pbd_CliOptions *eff, const pbd_CliSchema *schema, pb
                       pbd_CliError *e) {
   pbd_Status s;
   pbd_Status_Clear(&s);
-  if (!eff->record_key || pbd_RecordKey_Parse(schema->type, eff->record_key, rk, &s)) return true;
+  if (!eff->record_key) return true;
+  if (pbd_RecordKey_Parse(schema->type, eff->record_key, rk, &s))
+    return pbd_Cli_CheckKafkaKey(eff, rk, e);
   pbd_CliError_Set(e, true, "%s", s.msg);
   return false;
 }

@@ -97,8 +97,10 @@ static bool index_record(Run *run, Side *s, int side, size_t f, size_t i, pbd_Ha
   pbd_Part part = {in->data + in->begin[i], in->end[i] - in->begin[i]};
   if (!pbd_Hasher_HashParts(hasher, s->schema.type, &part, 1, 0, &h, NULL, st)) return false;
   if (run->o->record_key) {
-    if (!pbd_RecordKey_Read(&s->key, s->schema.type, in->data, in->begin[i], in->end[i], h, ro,
-                            run->arena, &run->key, st))
+    pbd_StrView kafka;
+    if (!pbd_RecordKey_ReadWithKafkaKey(&s->key, s->schema.type, in->data, in->begin[i],
+                                        in->end[i], h, ro, pbd_Cli_KafkaKey(in, i, &kafka),
+                                        run->arena, &run->key, st))
       return false;
   } else {
     position_key(s, f, i, &run->key);
@@ -278,7 +280,7 @@ static bool load_side(Run *run, Side *s, int side, bool two) {
     pbd_CliError_Set(run->e, true, "%s", st.msg);
     return false;
   }
-  return true;
+  return !run->o->record_key || pbd_Cli_CheckKafkaKey(run->o, &s->key, run->e);
 }
 
 static void setup_reading(Run *run, bool two) {

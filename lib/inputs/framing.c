@@ -17,6 +17,7 @@ static const char *const kNames[] = {
     [kPbd_Framing_Grpc] = "grpc",
     [kPbd_Framing_Confluent] = "confluent",
     [kPbd_Framing_ConfluentValue] = "confluent-value",
+    [kPbd_Framing_ConfluentKeyed] = "confluent-keyed",
 };
 
 bool pbd_Framing_FromName(const char *name, pbd_Framing *f) {
@@ -366,34 +367,78 @@ static bool split_confluent_value(const uint8_t *data, size_t at, size_t stop, S
   return push_span(sp, (size_t)(p - data), stop, s);
 }
 
-/* Kafka values each after a u32 big-endian length (kcat's %R). */
-static bool split_confluent(const uint8_t *data, size_t size, Spans *sp, MetaOut *mo,
+/* One value of a confluent stream at *at: its length (kcat's %R; -1 for a
+ * tombstone), then the value; *at moves past it. */
+static bool split_confluent_record(const uint8_t *data, size_t size, size_t *at, size_t i,
+                                   Spans *sp, MetaOut *mo, pbd_Status *s) {
+  if (size - *at < 4) {
+    pbd_Status_SetErrorAt(s, kPbd_Status_Malformed, *at,
+                          "record %zu: length cut short (%zu of 4 bytes)", i, size - *at);
+    return false;
+  }
+  size_t len = be32(data + *at);
+  if (len == 0xffffffffu) { /* a tombstone: no value at all */
+    pbd_RecordMeta r = {.first_index = mo->meta ? mo->meta->nindexes : 0,
+                        .value = kPbd_RecordValue_Tombstone};
+    if (mo->meta && !push_record_meta(mo->meta, &mo->records_cap, i, &r, s)) return false;
+    if (!push_span(sp, *at + 4, *at + 4, s)) return false;
+    *at += 4;
+    return true;
+  }
+  if (len > size - *at - 4) {
+    pbd_Status_SetErrorAt(s, kPbd_Status_Malformed, *at,
+                          "record %zu of %zu bytes runs past the end (only %zu left)", i, len,
+                          size - *at - 4);
+    return false;
+  }
+  if (!split_confluent_value(data, *at + 4, *at + 4 + len, sp, mo, s)) return false;
+  *at += 4 + len;
+  return true;
+}
+
+/* The Kafka key at *at (kcat's %K%k: a u32 big-endian length, -1 for no
+ * key, then its bytes) into r; *at moves past it. */
+static bool read_kafka_key(const uint8_t *data, size_t size, size_t *at, size_t i,
+                           pbd_RecordMeta *r, pbd_Status *s) {
+  if (size - *at < 4) {
+    pbd_Status_SetErrorAt(s, kPbd_Status_Malformed, *at,
+                          "record %zu: key length cut short (%zu of 4 bytes)", i, size - *at);
+    return false;
+  }
+  size_t klen = be32(data + *at);
+  r->has_key = klen != 0xffffffffu;
+  if (r->has_key && klen > size - *at - 4) {
+    pbd_Status_SetErrorAt(s, kPbd_Status_Malformed, *at,
+                          "record %zu: key of %zu bytes runs past the end (only %zu left)", i,
+                          klen, size - *at - 4);
+    return false;
+  }
+  r->key_begin = *at + 4;
+  r->key_size = r->has_key ? klen : 0;
+  *at += 4 + r->key_size;
+  if (*at == size) {
+    pbd_Status_SetErrorAt(s, kPbd_Status_Malformed, *at,
+                          "record %zu: the value's length is missing after the key", i);
+    return false;
+  }
+  return true;
+}
+
+/* Kafka values each after a u32 big-endian length (kcat -f '%R%s'); keyed,
+ * each after its key (kcat -f '%K%k%R%s'). */
+static bool split_confluent(const uint8_t *data, size_t size, bool keyed, Spans *sp, MetaOut *mo,
                             pbd_Status *s) {
   size_t at = 0;
   while (at < size) {
     size_t i = *sp->count;
-    if (size - at < 4) {
-      pbd_Status_SetErrorAt(s, kPbd_Status_Malformed, at,
-                            "record %zu: length cut short (%zu of 4 bytes)", i, size - at);
-      return false;
+    pbd_RecordMeta key = {0};
+    if (keyed && !read_kafka_key(data, size, &at, i, &key, s)) return false;
+    if (!split_confluent_record(data, size, &at, i, sp, mo, s)) return false;
+    if (keyed && mo->meta) {
+      mo->meta->records[i].has_key = key.has_key;
+      mo->meta->records[i].key_begin = key.key_begin;
+      mo->meta->records[i].key_size = key.key_size;
     }
-    size_t len = be32(data + at);
-    if (len == 0xffffffffu) { /* kcat's %R of a tombstone: -1 */
-      pbd_RecordMeta r = {.first_index = mo->meta ? mo->meta->nindexes : 0,
-                          .value = kPbd_RecordValue_Tombstone};
-      if (mo->meta && !push_record_meta(mo->meta, &mo->records_cap, i, &r, s)) return false;
-      if (!push_span(sp, at + 4, at + 4, s)) return false;
-      at += 4;
-      continue;
-    }
-    if (len > size - at - 4) {
-      pbd_Status_SetErrorAt(s, kPbd_Status_Malformed, at,
-                            "record %zu of %zu bytes runs past the end (only %zu left)", i, len,
-                            size - at - 4);
-      return false;
-    }
-    if (!split_confluent_value(data, at + 4, at + 4 + len, sp, mo, s)) return false;
-    at += 4 + len;
   }
   return true;
 }
@@ -412,13 +457,49 @@ static bool same_path(const pbd_FramedMeta *a, size_t i, const pbd_FramedMeta *b
                  sizeof *a->indexes * x->index_count));
 }
 
+/* Whether two records' Kafka keys differ (where both framings carry keys). */
+bool pbd_RecordMeta_KeysDiffer(const pbd_FramedMeta *a, size_t i, const pbd_FramedMeta *b,
+                               size_t j) {
+  if (!a->keyed || !b->keyed || !a->records || !b->records) return false;
+  const pbd_RecordMeta *x = &a->records[i], *y = &b->records[j];
+  return x->has_key != y->has_key || x->key_size != y->key_size ||
+         (x->key_size && memcmp(a->base + x->key_begin, b->base + y->key_begin, x->key_size));
+}
+
 bool pbd_RecordMeta_Differ(const pbd_FramedMeta *a, size_t i, const pbd_FramedMeta *b, size_t j) {
   if (!a->records || !b->records) return a->records != b->records;
-  return a->records[i].schema_id != b->records[j].schema_id || !same_path(a, i, b, j);
+  return a->records[i].schema_id != b->records[j].schema_id || !same_path(a, i, b, j) ||
+         pbd_RecordMeta_KeysDiffer(a, i, b, j);
+}
+
+/* Bytes quoted as text format quotes them: printable ASCII kept, quote and
+ * backslash escaped, other bytes as three octal digits. */
+static void quote_bytes(pbd_Buf *out, const uint8_t *p, size_t n) {
+  pbd_Buf_AppendChar(out, '"');
+  for (size_t k = 0; k < n; k++) {
+    if (p[k] == '"' || p[k] == '\\') pbd_Buf_Printf(out, "\\%c", p[k]);
+    else if (p[k] >= 0x20 && p[k] < 0x7f) pbd_Buf_AppendChar(out, (char)p[k]);
+    else pbd_Buf_Printf(out, "\\%03o", p[k]);
+  }
+  pbd_Buf_AppendChar(out, '"');
+}
+
+void pbd_RecordMeta_FormatKey(pbd_Buf *out, const pbd_FramedMeta *m, size_t i) {
+  const pbd_RecordMeta *r = &m->records[i];
+  if (!r->has_key) {
+    pbd_Buf_AppendStr(out, "no key");
+    return;
+  }
+  pbd_Buf_AppendStr(out, "key ");
+  quote_bytes(out, m->base + r->key_begin, r->key_size);
 }
 
 void pbd_RecordMeta_Format(pbd_Buf *out, const pbd_FramedMeta *m, size_t i) {
   const pbd_RecordMeta *r = &m->records[i];
+  if (m->keyed) {
+    pbd_RecordMeta_FormatKey(out, m, i);
+    pbd_Buf_AppendStr(out, ", ");
+  }
   if (r->value != kPbd_RecordValue_Present) {
     pbd_Buf_AppendStr(out, r->value == kPbd_RecordValue_Tombstone ? "a tombstone (no value)"
                                                                   : "an empty value");
@@ -438,12 +519,16 @@ bool pbd_Input_SplitFramedMeta(pbd_Framing f, const uint8_t *data, size_t size, 
   Spans sp = {begin, end, count, 0};
   MetaOut mo = {.meta = meta};
   *count = 0;
+  if (meta) meta->base = data;
   switch (f) {
     case kPbd_Framing_None: return push_span(&sp, 0, size, s);
     case kPbd_Framing_Delimited: return split_delimited(data, size, &sp, s);
     case kPbd_Framing_TFRecord: return split_tfrecord(data, size, &sp, s);
     case kPbd_Framing_Grpc: return split_grpc(data, size, max_bytes, inflated, &sp, meta, s);
-    case kPbd_Framing_Confluent: return split_confluent(data, size, &sp, &mo, s);
+    case kPbd_Framing_Confluent: return split_confluent(data, size, false, &sp, &mo, s);
+    case kPbd_Framing_ConfluentKeyed:
+      if (meta) meta->keyed = true;
+      return split_confluent(data, size, true, &sp, &mo, s);
     case kPbd_Framing_ConfluentValue: return split_confluent_value(data, 0, size, &sp, &mo, s);
   }
   pbd_Status_SetError(s, kPbd_Status_Usage, "unknown framing %d", (int)f);

@@ -4,7 +4,9 @@ an independent writer (Python's standard library only) of what pbdiff reads.
 
   write_framed.py FRAMING OUT MESSAGE...
 
-FRAMING is delimited, tfrecord, grpc, confluent or confluent-value; each
+FRAMING is delimited, tfrecord, grpc, confluent, confluent-value or
+confluent-keyed (a MESSAGE "KEY|VALUE", KEY "-" for none, VALUE as for
+confluent); each
 MESSAGE is hex digits (may be empty: ""); for grpc a MESSAGE written "z:HEX"
 is gzip-compressed with the compressed flag set.  A TFRecord's CRCs are
 CRC-32C computed here by table.
@@ -64,6 +66,10 @@ def confluent_value(arg):
 
 
 def frame(framing, arg):
+    if framing == "confluent-keyed":  # "KEY|VALUE": kcat -f '%K%k%R%s'; KEY "-" for none
+        key, value = arg.split("|", 1)
+        head = struct.pack(">i", -1) if key == "-" else struct.pack(">I", len(key)) + key.encode()
+        return head + frame("confluent", value)
     if framing == "confluent":
         if arg == "tombstone":  # kcat's %R of a record without a value: -1
             return struct.pack(">i", -1)
