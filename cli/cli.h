@@ -208,12 +208,14 @@ typedef struct {
   pbd_FramedMeta meta;        /* each message's schema id and indexes (confluent
                                  framings), else meta.records is NULL */
   pbd_Message **roots;
+  const pbd_MessageDef **types; /* each record's type by its Confluent message
+                                   indexes, where they name one; else NULL */
 } pbd_CliInput;
 
-/* Reads and parses an input ("-" for standard input) as `format` for the
- * schema (side 1/2: LEFT/RIGHT, whose own --left-/--right-schema files turn
- * text format into binary; 0: the shared schema).  `display` names it in
- * errors (NULL: the path).  false with the error in e. */
+/* Record i's message type: the one its Confluent message indexes name, else
+ * the schema's. */
+const pbd_MessageDef *pbd_Cli_RecordType(const pbd_CliInput *in, const pbd_CliSchema *schema,
+                                        size_t i);
 /* Record i's Kafka key (--framing confluent-keyed) in *view, returning
  * view, or NULL when it has none. */
 const pbd_StrView *pbd_Cli_KafkaKey(const pbd_CliInput *in, size_t i, pbd_StrView *view);
@@ -221,6 +223,11 @@ const pbd_StrView *pbd_Cli_KafkaKey(const pbd_CliInput *in, size_t i, pbd_StrVie
  * usage error (false, with e set). */
 bool pbd_Cli_CheckKafkaKey(const pbd_CliOptions *o, const pbd_RecordKey *k, pbd_CliError *e);
 
+
+/* Reads and parses an input ("-" for standard input) as `format` for the
+ * schema (side 1/2: LEFT/RIGHT, whose own --left-/--right-schema files turn
+ * text format into binary; 0: the shared schema).  `display` names it in
+ * errors (NULL: the path).  false with the error in e. */
 bool pbd_Cli_ReadInput(const pbd_CliOptions *o, const pbd_CliSchema *schema, int side,
                        const char *path, const char *display, pbd_InputFormat format,
                        const pbd_ReadOptions *topts, pbd_CliInput *in, pbd_CliError *e);

@@ -366,6 +366,11 @@ static bool decompress(const pbd_CliOptions *o, pbd_CliInput *in, pbd_Buf *owned
   return true;
 }
 
+const pbd_MessageDef *pbd_Cli_RecordType(const pbd_CliInput *in, const pbd_CliSchema *schema,
+                                        size_t i) {
+  return in->types && in->types[i] ? in->types[i] : schema->type;
+}
+
 const pbd_StrView *pbd_Cli_KafkaKey(const pbd_CliInput *in, size_t i, pbd_StrView *view) {
   const pbd_FramedMeta *m = &in->meta;
   if (!m->keyed || !m->records || !m->records[i].has_key) return NULL;
@@ -379,6 +384,38 @@ bool pbd_Cli_CheckKafkaKey(const pbd_CliOptions *o, const pbd_RecordKey *k, pbd_
   pbd_CliError_Set(e, true, "--record-key kafka-key needs the keys: --framing confluent-keyed "
                    "(kcat -f '%%K%%k%%R%%s')");
   return false;
+}
+
+/* Each Confluent record's type by its message indexes in the file that
+ * declares the schema's type (the registered schema), where they name one;
+ * NULL entries read as the type itself.  false only when out of memory. */
+static bool record_types(const pbd_CliSchema *schema, pbd_CliInput *in) {
+  const pbd_FramedMeta *m = &in->meta;
+  if (!m->records || !schema->type || !in->nmsgs) return true;
+  in->types = calloc(in->nmsgs, sizeof *in->types);
+  if (!in->types) return false;
+  enum { kCache = 8 }; /* a stream holds few index paths: the last ones found */
+  const pbd_RecordMeta *seen[kCache] = {NULL};
+  const pbd_MessageDef *seen_type[kCache] = {NULL};
+  size_t nseen = 0;
+  for (size_t i = 0; i < in->nmsgs; i++) {
+    const pbd_RecordMeta *r = &m->records[i];
+    if (!r->index_count) continue; /* no value */
+    const uint32_t *path = m->indexes + r->first_index;
+    size_t k = 0;
+    while (k < nseen && !(seen[k]->index_count == r->index_count &&
+                          !memcmp(m->indexes + seen[k]->first_index, path,
+                                  sizeof *path * r->index_count)))
+      k++;
+    if (k == nseen) {
+      k = nseen < kCache ? nseen++ : i % kCache;
+      seen[k] = r;
+      seen_type[k] = pbd_DefPool_FindMessageByIndexes(schema->pool, schema->type->file, path,
+                                                      r->index_count);
+    }
+    in->types[i] = seen_type[k];
+  }
+  return true;
 }
 
 bool pbd_Cli_ReadInput(const pbd_CliOptions *o, const pbd_CliSchema *schema, int side,
@@ -466,6 +503,10 @@ bool pbd_Cli_ReadInput(const pbd_CliOptions *o, const pbd_CliSchema *schema, int
                              "format: --framing confluent");
       return false;
     }
+    if (!record_types(schema, in)) {
+      pbd_CliError_Set(e, false, "out of memory");
+      return false;
+    }
     if (inflated.data) { /* the spans are in the inflated messages */
       pbd_Buf_Free(owned);
       *owned = inflated;
@@ -490,8 +531,8 @@ bool pbd_Cli_ReadInput(const pbd_CliOptions *o, const pbd_CliSchema *schema, int
     return false;
   }
   for (size_t i = 0; i < in->nmsgs; i++) {
-    in->roots[i] = pbd_Tree_Parse(schema->type, in->data, in->begin[i], in->end[i], topts,
-                                  in->arena, &s);
+    in->roots[i] = pbd_Tree_Parse(pbd_Cli_RecordType(in, schema, i), in->data, in->begin[i],
+                                  in->end[i], topts, in->arena, &s);
     if (!in->roots[i]) {
       if (o->delimited) {
         char seg[32];
@@ -513,6 +554,7 @@ void pbd_Cli_FreeInput(pbd_CliInput *in) {
   free(in->end);
   pbd_FramedMeta_Free(&in->meta);
   free(in->roots);
+  free((void *)in->types);
   if (in->owned_) pbd_Buf_Free(in->owned_);
   free(in->owned_);
   if (in->input_) pbd_Input_Close(in->input_);

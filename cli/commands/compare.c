@@ -303,6 +303,8 @@ int pbd_Cli_ComparePair(const pbd_CliOptions *o, const char *lpath, const char *
       co.right_pool = rs.pool;
       co.parallel = !o->recursive && sysconf(_SC_NPROCESSORS_ONLN) > 1;
       co.diff = ls.diff;
+      co.left_types = l.types; /* Confluent records of several types */
+      co.right_types = r.types;
       Pairs pairs = {0}; /* for the records' metadata, when both sides have some */
       if (rep && l.meta.records && r.meta.records) {
         co.diff.stream_pair = collect_pair;

@@ -74,10 +74,11 @@ static bool fingerprint(const pbd_CliOptions *eff, const pbd_CliSchema *schema,
   pbd_Buf_Truncate(key, 0);
   pbd_Hash128 h;
   pbd_Part part = {in->data + in->begin[i], in->end[i] - in->begin[i]};
-  if ((rk || !eff->sha256) && !pbd_Hasher_HashParts(hasher, schema->type, &part, 1, 0, &h, NULL, s))
+  const pbd_MessageDef *type = pbd_Cli_RecordType(in, schema, i);
+  if ((rk || !eff->sha256) && !pbd_Hasher_HashParts(hasher, type, &part, 1, 0, &h, NULL, s))
     return false;
   pbd_StrView kafka;
-  if (rk && !pbd_RecordKey_ReadWithKafkaKey(rk, schema->type, in->data, in->begin[i], in->end[i],
+  if (rk && !pbd_RecordKey_ReadWithKafkaKey(rk, type, in->data, in->begin[i], in->end[i],
                                             h, topts, pbd_Cli_KafkaKey(in, i, &kafka), scratch,
                                             key, s))
     return false;

@@ -91,6 +91,34 @@ const pbd_FieldDef *pbd_DefPool_FindFieldByFullName(const pbd_DefPool *pool,
 
 size_t pbd_DefPool_MessageCount(const pbd_DefPool *pool) { return pool->msgs.len; }
 
+/* Whether m is declared directly in scope ("pkg" or "pkg.Outer"; "" for
+ * the top level of a file without a package). */
+static bool declared_in(const pbd_MessageDef *m, const char *scope, size_t n) {
+  const char *name = m->full_name;
+  if (n && (strncmp(name, scope, n) != 0 || name[n] != '.')) return false;
+  return !strchr(name + (n ? n + 1 : 0), '.');
+}
+
+const pbd_MessageDef *pbd_DefPool_FindMessageByIndexes(const pbd_DefPool *pool,
+                                                       const pbd_FileDef *file,
+                                                       const uint32_t *indexes, size_t n) {
+  const char *scope = file->package;
+  size_t scope_len = strlen(scope);
+  const pbd_MessageDef *found = NULL;
+  for (size_t d = 0; d < n; d++) { /* the pool keeps declaration order */
+    uint32_t seen = 0;
+    found = NULL;
+    for (size_t i = 0; i < pool->msgs.len && !found; i++) {
+      const pbd_MessageDef *m = &((const MsgB *)pool->msgs.data[i])->def;
+      if (m->file == file && declared_in(m, scope, scope_len) && seen++ == indexes[d]) found = m;
+    }
+    if (!found) return NULL;
+    scope = found->full_name;
+    scope_len = strlen(scope);
+  }
+  return found;
+}
+
 const pbd_MessageDef *pbd_DefPool_Message(const pbd_DefPool *pool, size_t i) {
   return i < pool->msgs.len ? &((const MsgB *)pool->msgs.data[i])->def : NULL;
 }
