@@ -12,8 +12,10 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "pbdiff/corpus/records.h"
 #include "pbdiff/diff/diff.h"
 #include "pbdiff/pbdiff.h"
+#include "pbdiff/inputs/decode.h"
 #include "pbdiff/inputs/framing.h"
 #include "report/report.h"
 #include "pbdiff/schema/schema.h"
@@ -64,6 +66,7 @@ typedef struct {
   bool delimited;                          /* inputs are streams (--delimited, --framing) */
   pbd_Framing framing;                     /* --framing; None with delimited: varint prefixes */
   long long skip_prefix;                   /* -1: not given */
+  pbd_Compression compression;             /* --input-compression; auto by default */
   pbd_InputFormat left_format, right_format;
   /* comparison */
   pbd_CompareOptions compare;              /* the library's options (schema and
@@ -205,7 +208,21 @@ typedef struct {
   pbd_FramedMeta meta;        /* each message's schema id and indexes (confluent
                                  framings), else meta.records is NULL */
   pbd_Message **roots;
+  const pbd_MessageDef **types; /* each record's type by its Confluent message
+                                   indexes, where they name one; else NULL */
 } pbd_CliInput;
+
+/* Record i's message type: the one its Confluent message indexes name, else
+ * the schema's. */
+const pbd_MessageDef *pbd_Cli_RecordType(const pbd_CliInput *in, const pbd_CliSchema *schema,
+                                        size_t i);
+/* Record i's Kafka key (--framing confluent-keyed) in *view, returning
+ * view, or NULL when it has none. */
+const pbd_StrView *pbd_Cli_KafkaKey(const pbd_CliInput *in, size_t i, pbd_StrView *view);
+/* A --record-key naming kafka-key for a framing that carries no keys: a
+ * usage error (false, with e set). */
+bool pbd_Cli_CheckKafkaKey(const pbd_CliOptions *o, const pbd_RecordKey *k, pbd_CliError *e);
+
 
 /* Reads and parses an input ("-" for standard input) as `format` for the
  * schema (side 1/2: LEFT/RIGHT, whose own --left-/--right-schema files turn

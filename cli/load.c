@@ -219,123 +219,68 @@ static pbd_InputFormat guess_format(const char *name) {
   return kPbd_InputFormat_Binary;
 }
 
-static char *make_temp(const char *suffix) {
+/* All n bytes written to fd. */
+static bool write_all(int fd, const uint8_t *p, size_t n) {
+  while (n) {
+    ssize_t k = write(fd, p, n);
+    if (k < 0 && errno == EINTR) continue;
+    if (k <= 0) return false;
+    p += k, n -= (size_t)k;
+  }
+  return true;
+}
+
+/* The schema's descriptor sets in a new file that protoc can read by name
+ * (made by mkstemps, written through its descriptor; the caller unlinks
+ * it), or NULL. */
+static char *schema_file(const pbd_DefPool *pool) {
   const char *dir = getenv("TMPDIR");
-  if (!dir || !*dir) dir = "/tmp";
-  size_t n = strlen(dir) + 32;
+  if (!dir || !*dir || strchr(dir, ':')) dir = "/tmp"; /* ':' separates protoc's sets */
+  size_t n = strlen(dir) + 32, size;
   char *path = malloc(n);
   if (!path) return NULL;
-  snprintf(path, n, "%s/pbdiff-XXXXXX%s", dir, suffix);
-  int fd = mkstemps(path, (int)strlen(suffix));
-  if (fd < 0) {
+  snprintf(path, n, "%s/pbdiff-XXXXXX.desc", dir);
+  int fd = mkstemps(path, 5);
+  const uint8_t *set = pbd_DefPool_DescriptorSetBytes(pool, &size);
+  bool ok = fd >= 0 && write_all(fd, set, size);
+  if (fd >= 0) close(fd);
+  if (!ok) {
+    if (fd >= 0) unlink(path);
     free(path);
     return NULL;
   }
-  close(fd);
   return path;
 }
 
-static bool write_file(const char *path, const uint8_t *p, size_t n) {
-  FILE *f = fopen(path, "wb");
-  if (!f) return false;
-  bool ok = fwrite(p, 1, n, f) == n;
-  return fclose(f) == 0 && ok;
-}
-
-static bool slurp(const char *path, pbd_Buf *out) {
-  FILE *f = fopen(path, "rb");
-  if (!f) return false;
-  char chunk[1 << 16];
-  size_t k;
-  while ((k = fread(chunk, 1, sizeof chunk, f)) > 0) pbd_Buf_Append(out, chunk, k);
-  fclose(f);
-  return !out->oom;
-}
-
-/* Text format to binary by running protoc --encode with the schema's own
- * files.  protoc's message ("input:3:5: ...") becomes "FILE: line 3,
+/* Text format to binary by running protoc --encode against the schema as it
+ * was loaded (its descriptor sets, whatever -s, --proto and -I named, so no
+ * directory of theirs reaches protoc's ':'-separated lists).  The text goes
+ * in and protoc's messages come out through files without a name
+ * (core/run.h); its message ("input:3:5: ...") becomes "FILE: line 3,
  * column 5: ...". */
-static bool encode_text(const pbd_CliOptions *o, int side, const char *type, const uint8_t *p,
+static bool encode_text(const pbd_CliSchema *schema, const char *type, const uint8_t *p,
                         size_t n, pbd_Buf *out, const char *name, pbd_CliError *e) {
-  char *in = make_temp(".txtpb"), *bin = make_temp(".pb"), *msgs = make_temp(".err");
+  pbd_Status rs;
+  pbd_Status_Clear(&rs);
+  char *set = schema_file(schema->pool);
+  int in = pbd_Run_TempFile(&rs), msgs = in >= 0 ? pbd_Run_TempFile(&rs) : -1;
   bool ok = false;
-  const char **argv = NULL;
-  pbd_Buf sets = {0}, type_arg = {0};
-  if (!in || !bin || !msgs || !write_file(in, p, n)) {
+  pbd_Buf type_arg = {0}, set_arg = {0};
+  pbd_Buf_Printf(&type_arg, "--encode=%s", type);
+  pbd_Buf_Printf(&set_arg, "--descriptor_set_in=%s", set ? set : "");
+  if (!set || in < 0 || msgs < 0 || !write_all(in, p, n) || lseek(in, 0, SEEK_SET) != 0 ||
+      type_arg.oom || set_arg.oom) {
     pbd_CliError_Set(e, false, "%s: cannot write a temporary file", name);
     goto done;
   }
-  static const pbd_StrList kNone = {NULL, 0};
-  const pbd_StrList *own = side == 1 ? &o->left_schemas : side == 2 ? &o->right_schemas : &kNone;
-  const pbd_StrList *schemas = own->n ? own : &o->schemas;
-  const pbd_StrList *protos = own->n ? own : &o->protos; /* own lists mix .desc and .proto */
-  size_t cap = 8 + schemas->n + 2 * protos->n + o->includes.n;
-  argv = calloc(cap, sizeof *argv);
-  if (!argv) goto done;
-  size_t k = 0;
-  argv[k++] = "protoc";
-  pbd_Buf_Printf(&type_arg, "--encode=%s", type);
-  argv[k++] = type_arg.data;
-  bool have_sets = false;
-  char *copies[64] = {NULL}; /* sets whose path holds ':', protoc's separator */
-  size_t ncopies = 0;
-  for (size_t i = 0; i < schemas->n; i++) {
-    if (ends_with(schemas->v[i], ".proto")) continue;
-    const char *path = schemas->v[i];
-    if (strchr(path, ':')) { /* given to protoc as a copy at a path without one */
-      pbd_Buf bytes = {0};
-      char *copy = ncopies < 64 ? make_temp(".desc") : NULL;
-      bool copied = copy && slurp(path, &bytes) &&
-                    write_file(copy, (const uint8_t *)(bytes.data ? bytes.data : ""), bytes.len);
-      pbd_Buf_Free(&bytes);
-      if (!copied) {
-        if (copy) unlink(copy);
-        free(copy);
-        pbd_CliError_Set(e, false, "%s: cannot copy %s for protoc", name, path);
-        goto done_copies;
-      }
-      path = copies[ncopies++] = copy;
-    }
-    pbd_Buf_AppendStr(&sets, have_sets ? ":" : "--descriptor_set_in=");
-    pbd_Buf_AppendStr(&sets, path);
-    have_sets = true;
-  }
-  if (have_sets) argv[k++] = sets.data;
-  char **incs = calloc(o->includes.n + protos->n + 2, sizeof *incs);
-  if (!incs) goto done;
-  size_t ni = 0;
-  bool any_proto = false;
-  for (size_t i = 0; i < protos->n; i++) any_proto |= ends_with(protos->v[i], ".proto");
-  if (any_proto) {
-    for (size_t i = 0; i < o->includes.n; i++) {
-      size_t len = strlen(o->includes.v[i]) + 3;
-      incs[ni] = malloc(len);
-      if (incs[ni]) snprintf(incs[ni], len, "-I%s", o->includes.v[i]), argv[k++] = incs[ni++];
-    }
-    /* each .proto's own directory, so that protoc finds it as it is named */
-    for (size_t i = 0; i < protos->n; i++) {
-      if (!ends_with(protos->v[i], ".proto")) continue;
-      const char *slash = strrchr(protos->v[i], '/');
-      size_t dl = slash ? (size_t)(slash - protos->v[i]) : 1;
-      incs[ni] = malloc(dl + 3);
-      if (!incs[ni]) continue;
-      snprintf(incs[ni], dl + 3, "-I%.*s", (int)dl, slash ? protos->v[i] : ".");
-      argv[k++] = incs[ni++];
-    }
-    argv[k++] = "-I/usr/include";
-    for (size_t i = 0; i < protos->n && k + 1 < cap; i++)
-      if (ends_with(protos->v[i], ".proto")) argv[k++] = protos->v[i];
-  }
-  argv[k] = NULL;
-  pbd_RunIo io = {in, bin, msgs, NULL, false};
-  pbd_Status rs;
-  pbd_Status_Clear(&rs);
-  int rc = pbd_Run((char *const *)argv, &io, "protobuf-compiler", &rs);
+  char *argv[] = {"protoc", type_arg.data, set_arg.data, NULL};
+  pbd_RunIo io = {.stdin_fd = in, .stderr_fd = msgs, .capture = out};
+  int rc = pbd_Run(argv, &io, "protobuf-compiler", &rs);
   if (rc < 0) {
     pbd_CliError_Set(e, false, "%s: %s", name, rs.msg);
   } else if (rc != 0) {
     pbd_Buf m = {0};
-    slurp(msgs, &m);
+    pbd_Run_ReadFd(msgs, &m);
     const char *text = m.data ? m.data : "";
     unsigned line = 0, col = 0;
     char *save = NULL;
@@ -348,27 +293,135 @@ static bool encode_text(const pbd_CliOptions *o, int side, const char *type, con
               text[0] ? strtok_r(m.data, "\n", &save) : "protoc failed");
     pbd_Buf_Free(&m);
   } else {
-    ok = slurp(bin, out);
-    if (!ok) pbd_CliError_Set(e, false, "%s: cannot read protoc's output", name);
+    ok = !out->oom;
+    if (!ok) pbd_CliError_Set(e, false, "%s: out of memory reading protoc's output", name);
   }
-  for (size_t i = 0; i < ni; i++) free(incs[i]);
-  free(incs);
-done_copies:
-  for (size_t i = 0; i < ncopies; i++) unlink(copies[i]), free(copies[i]);
 done:
-  if (in) unlink(in);
-  if (bin) unlink(bin);
-  if (msgs) unlink(msgs);
-  free(in), free(bin), free(msgs);
-  free((void *)argv);
-  pbd_Buf_Free(&sets);
+  if (in >= 0) close(in);
+  if (msgs >= 0) close(msgs);
+  if (set) unlink(set);
+  free(set);
   pbd_Buf_Free(&type_arg);
+  pbd_Buf_Free(&set_arg);
   return ok;
+}
+
+/* Whether the bytes split as Kafka values with a Confluent header (kcat
+ * -f '%R%s'), one at least holding a value (zero bytes split as empty
+ * values). */
+static bool reads_as_kafka(const uint8_t *p, size_t n) {
+  size_t *begin = NULL, *end = NULL, count = 0, values = 0;
+  pbd_FramedMeta meta = {0};
+  pbd_Status s;
+  pbd_Status_Clear(&s);
+  bool ok = pbd_Input_SplitFramedMeta(kPbd_Framing_Confluent, p, n, 0, NULL, &begin, &end, &count,
+                                      &meta, &s);
+  for (size_t i = 0; ok && i < count; i++) values += meta.records[i].value == kPbd_RecordValue_Present;
+  pbd_FramedMeta_Free(&meta);
+  free(begin), free(end);
+  return values > 0;
+}
+
+/* Whether bytes that failed to inflate read as they are: a stream that the
+ * framing cuts whole (a first length of 31, then a tag 0x8b 0x08, begins
+ * like gzip data).  One message never does: its first byte would be 0x1f,
+ * wire type 7. */
+static bool reads_raw(const pbd_CliOptions *o, const uint8_t *p, size_t n) {
+  if (!o->delimited) return false;
+  size_t *begin = NULL, *end = NULL, count = 0;
+  pbd_Buf inflated = {0};
+  pbd_Status s;
+  pbd_Status_Clear(&s);
+  bool ok = pbd_Input_SplitFramed(o->framing ? o->framing : kPbd_Framing_Delimited, p, n,
+                                  max_input(o), &inflated, &begin, &end, &count, &s);
+  free(begin), free(end);
+  pbd_Buf_Free(&inflated);
+  return ok;
+}
+
+/* gzip inflated as --input-compression says: auto only where a whole gzip
+ * header begins the input and the data inflates (or the bytes cannot be
+ * read otherwise); the result replaces in's bytes. */
+static bool decompress(const pbd_CliOptions *o, pbd_CliInput *in, pbd_Buf *owned,
+                       pbd_CliError *e) {
+  if (o->compression == kPbd_Compression_None) return true;
+  bool header = pbd_Input_IsGzip(in->data, in->size);
+  if (!header && o->compression == kPbd_Compression_Auto) return true;
+  pbd_Status s;
+  pbd_Status_Clear(&s);
+  if (!header) {
+    pbd_CliError_Set(e, false, "%s: not gzip data (no valid gzip header at byte 0; "
+                     "--input-compression gzip)", in->name);
+    return false;
+  }
+  if (!pbd_Input_GunzipMax(in->data, in->size, owned, max_input(o), &s)) {
+    if (o->compression == kPbd_Compression_Auto && s.code != kPbd_Status_TooLarge &&
+        reads_raw(o, in->data, in->size))
+      return true;
+    pbd_CliError_FromStatus(e, in->name, &s);
+    return false;
+  }
+  in->data = (const uint8_t *)(owned->data ? owned->data : "");
+  in->size = owned->len;
+  return true;
+}
+
+const pbd_MessageDef *pbd_Cli_RecordType(const pbd_CliInput *in, const pbd_CliSchema *schema,
+                                        size_t i) {
+  return in->types && in->types[i] ? in->types[i] : schema->type;
+}
+
+const pbd_StrView *pbd_Cli_KafkaKey(const pbd_CliInput *in, size_t i, pbd_StrView *view) {
+  const pbd_FramedMeta *m = &in->meta;
+  if (!m->keyed || !m->records || !m->records[i].has_key) return NULL;
+  view->data = (const char *)m->base + m->records[i].key_begin;
+  view->size = m->records[i].key_size;
+  return view;
+}
+
+bool pbd_Cli_CheckKafkaKey(const pbd_CliOptions *o, const pbd_RecordKey *k, pbd_CliError *e) {
+  if (!pbd_RecordKey_UsesKafkaKey(k) || o->framing == kPbd_Framing_ConfluentKeyed) return true;
+  pbd_CliError_Set(e, true, "--record-key kafka-key needs the keys: --framing confluent-keyed "
+                   "(kcat -f '%%K%%k%%R%%s')");
+  return false;
+}
+
+/* Each Confluent record's type by its message indexes in the file that
+ * declares the schema's type (the registered schema), where they name one;
+ * NULL entries read as the type itself.  false only when out of memory. */
+static bool record_types(const pbd_CliSchema *schema, pbd_CliInput *in) {
+  const pbd_FramedMeta *m = &in->meta;
+  if (!m->records || !schema->type || !in->nmsgs) return true;
+  in->types = calloc(in->nmsgs, sizeof *in->types);
+  if (!in->types) return false;
+  enum { kCache = 8 }; /* a stream holds few index paths: the last ones found */
+  const pbd_RecordMeta *seen[kCache] = {NULL};
+  const pbd_MessageDef *seen_type[kCache] = {NULL};
+  size_t nseen = 0;
+  for (size_t i = 0; i < in->nmsgs; i++) {
+    const pbd_RecordMeta *r = &m->records[i];
+    if (!r->index_count) continue; /* no value */
+    const uint32_t *path = m->indexes + r->first_index;
+    size_t k = 0;
+    while (k < nseen && !(seen[k]->index_count == r->index_count &&
+                          !memcmp(m->indexes + seen[k]->first_index, path,
+                                  sizeof *path * r->index_count)))
+      k++;
+    if (k == nseen) {
+      k = nseen < kCache ? nseen++ : i % kCache;
+      seen[k] = r;
+      seen_type[k] = pbd_DefPool_FindMessageByIndexes(schema->pool, schema->type->file, path,
+                                                      r->index_count);
+    }
+    in->types[i] = seen_type[k];
+  }
+  return true;
 }
 
 bool pbd_Cli_ReadInput(const pbd_CliOptions *o, const pbd_CliSchema *schema, int side,
                        const char *path, const char *display, pbd_InputFormat format,
                        const pbd_ReadOptions *topts, pbd_CliInput *in, pbd_CliError *e) {
+  (void)side; /* the side's own schema is already in `schema` */
   memset(in, 0, sizeof *in);
   pbd_Status s;
   pbd_Status_Clear(&s);
@@ -390,14 +443,7 @@ bool pbd_Cli_ReadInput(const pbd_CliOptions *o, const pbd_CliSchema *schema, int
   in->name = display ? display : pbd_Input_DisplayName(raw);
   in->data = raw->data;
   in->size = raw->size;
-  if (pbd_Input_IsGzip(in->data, in->size)) {
-    if (!pbd_Input_GunzipMax(in->data, in->size, owned, max_input(o), &s)) {
-      pbd_CliError_FromStatus(e, in->name, &s);
-      return false;
-    }
-    in->data = (const uint8_t *)(owned->data ? owned->data : "");
-    in->size = owned->len;
-  }
+  if (!decompress(o, in, owned, e)) return false;
   if (o->skip_prefix > 0) {
     if ((unsigned long long)o->skip_prefix > in->size) {
       pbd_CliError_Set(e, false, "%s: %zu bytes, shorter than --skip-prefix %lld", in->name, in->size,
@@ -421,10 +467,12 @@ bool pbd_Cli_ReadInput(const pbd_CliOptions *o, const pbd_CliSchema *schema, int
     pbd_Buf bin = {0};
     bool ok;
     if (format == kPbd_InputFormat_Json) {
-      ok = pbd_JsonPb_ToBinary(schema->pool, schema->type, (const char *)in->data, in->size, &bin, &s);
+      ok = pbd_JsonPb_ToBinaryDepth(schema->pool, schema->type, (const char *)in->data,
+                                     in->size, o->compare.read.max_depth, &bin, &s);
+      s.has_offset = false; /* the message says where: "line L, column C" */
       if (!ok) pbd_CliError_FromStatus(e, in->name, &s);
     } else {
-      ok = encode_text(o, side, schema->type->full_name, in->data, in->size, &bin, in->name, e);
+      ok = encode_text(schema, schema->type->full_name, in->data, in->size, &bin, in->name, e);
     }
     if (!ok) {
       pbd_Buf_Free(&bin);
@@ -450,6 +498,13 @@ bool pbd_Cli_ReadInput(const pbd_CliOptions *o, const pbd_CliSchema *schema, int
                                    &in->end, &in->nmsgs, &in->meta, &s)) {
       pbd_Buf_Free(&inflated);
       pbd_CliError_FromStatus(e, in->name, &s);
+      if (f == kPbd_Framing_Delimited && reads_as_kafka(in->data, in->size))
+        pbd_CliError_Hint(e, "it reads as Kafka values in the Confluent Schema Registry "
+                             "format: --framing confluent");
+      return false;
+    }
+    if (!record_types(schema, in)) {
+      pbd_CliError_Set(e, false, "out of memory");
       return false;
     }
     if (inflated.data) { /* the spans are in the inflated messages */
@@ -476,8 +531,8 @@ bool pbd_Cli_ReadInput(const pbd_CliOptions *o, const pbd_CliSchema *schema, int
     return false;
   }
   for (size_t i = 0; i < in->nmsgs; i++) {
-    in->roots[i] = pbd_Tree_Parse(schema->type, in->data, in->begin[i], in->end[i], topts,
-                                  in->arena, &s);
+    in->roots[i] = pbd_Tree_Parse(pbd_Cli_RecordType(in, schema, i), in->data, in->begin[i],
+                                  in->end[i], topts, in->arena, &s);
     if (!in->roots[i]) {
       if (o->delimited) {
         char seg[32];
@@ -499,6 +554,7 @@ void pbd_Cli_FreeInput(pbd_CliInput *in) {
   free(in->end);
   pbd_FramedMeta_Free(&in->meta);
   free(in->roots);
+  free((void *)in->types);
   if (in->owned_) pbd_Buf_Free(in->owned_);
   free(in->owned_);
   if (in->input_) pbd_Input_Close(in->input_);

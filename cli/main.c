@@ -4,8 +4,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "cli.h"
+#include "pbdiff/inputs/input.h"
 #include "pbdiff/pbdiff.h"
 
 
@@ -167,8 +169,22 @@ static int compare_command(int argc, char **argv) {
   return status;
 }
 
+/* An input truncated by another process while it was mapped: one line and
+ * exit status 2 at once, from the SIGBUS handler (so write(2) and _exit(2)
+ * only); what was read of it can no longer be trusted. */
+static void input_cut_short(const char *name) {
+  static const char kHead[] = "pbdiff: ", kTail[] = ": the file was truncated while being read "
+                                                     "(another process changed it)\n";
+  if (write(STDERR_FILENO, kHead, sizeof kHead - 1) < 0 ||
+      write(STDERR_FILENO, name, strlen(name)) < 0 ||
+      write(STDERR_FILENO, kTail, sizeof kTail - 1) < 0)
+    _exit(kExitTrouble);
+  _exit(kExitTrouble);
+}
+
 int main(int argc, char **argv) {
   int status;
+  pbd_Input_OnTruncated(input_cut_short);
   if (argc > 1 && !strcmp(argv[1], "cat")) status = pbd_Cli_Cat(argc - 1, argv + 1);
   else if (argc > 1 && !strcmp(argv[1], "hash")) status = pbd_Cli_Hash(argc - 1, argv + 1);
   else if (argc > 1 && !strcmp(argv[1], "noise")) status = noise_command(argc - 1, argv + 1);

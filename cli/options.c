@@ -131,7 +131,7 @@ static bool set_count_size(pbd_CliOptions *o, const Option *opt, const char *arg
 static bool set_framing(pbd_CliOptions *o, const Option *opt, const char *arg, char *why, size_t n) {
   pbd_Framing f;
   if (!pbd_Framing_FromName(arg, &f)) {
-    snprintf(why, n, "--%s wants delimited, tfrecord, grpc, confluent or confluent-value, not '%s'", opt->name, arg);
+    snprintf(why, n, "--%s wants delimited, tfrecord, grpc, confluent, confluent-value or confluent-keyed, not '%s'", opt->name, arg);
     return false;
   }
   o->framing = f;
@@ -222,6 +222,14 @@ static bool set_report_format(pbd_CliOptions *o, const Option *opt, const char *
   return false;
 }
 
+/* --input-compression auto|gzip|none. */
+static bool set_compression(pbd_CliOptions *o, const Option *opt, const char *arg, char *why,
+                            size_t n) {
+  if (pbd_Compression_FromName(arg, &o->compression)) return true;
+  snprintf(why, n, "--%s wants auto, gzip or none, not '%s'", opt->name, arg);
+  return false;
+}
+
 /* cat's and hash's --format: text or JSON (the input's is --input-format). */
 static bool set_plain_format(pbd_CliOptions *o, const Option *opt, const char *arg, char *why,
                              size_t n) {
@@ -294,10 +302,17 @@ static const Option kOptions[] = {
      "inputs are streams of messages framed as NAME: delimited\n(as --delimited), tfrecord "
      "(TensorFlow's TFRecord, CRCs\nchecked), grpc (gRPC's 5-byte prefix; compressed\n"
      "messages are inflated), confluent (Kafka values in the\nConfluent Schema Registry "
-     "format, each after a 4-byte\nbig-endian length, as kcat -f '%R%s' writes them) or\n"
-     "confluent-value (one such value, the whole input); a\nrecord's schema id and message "
-     "indexes are shown, and\nwhere they differ noted, not counted as differences",
+     "format, each after a 4-byte\nbig-endian length, as kcat -f '%R%s' writes them;\n"
+     "a tombstone, length -1, is a record without a value) or\n"
+     "confluent-value (one such value, the whole input) or\nconfluent-keyed (Kafka records "
+     "with their keys, as\nkcat -f '%K%k%R%s' writes them: --record-key kafka-key\n"
+     "pairs records by it); a record's key, schema id and\nmessage indexes are shown, and "
+     "where they differ\nnoted, not counted as differences",
      NULL, .set = set_framing, .config_key = "framing"},
+    {"input-compression", 0, "C", kAll, kSecInputs,
+     "gzip, none or auto (the default: gzip where an input\nbegins with a whole, valid gzip "
+     "header and inflates;\nelse its bytes as they are)",
+     NULL, .set = set_compression, .config_key = "input-compression"},
     {"skip-prefix", 0, "N", kAll, kSecInputs, "drop the first N bytes of each input (a fixed header)",
      NULL, .set = set_count_ll, .field = FIELD(skip_prefix), .min = 0, .max = 1LL << 40,
      .config_key = "skip-prefix"},

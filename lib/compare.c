@@ -23,6 +23,7 @@ enum { kThreadMinBytes = 1 << 20 };
 typedef struct {
   const pbd_CompareInput *in;
   const pbd_MessageDef *type;
+  const pbd_MessageDef *const *types; /* per message, or NULL */
   pbd_ReadOptions t;
   size_t count;
   pbd_Hash128 *hashes;
@@ -39,14 +40,18 @@ static const uint8_t kEmpty[1] = {0};
 
 static const uint8_t *side_data(const Side *sd) { return sd->in->data ? sd->in->data : kEmpty; }
 
+static const pbd_MessageDef *type_at(const Side *sd, size_t i) {
+  return sd->in->stream && sd->types && sd->types[i] ? sd->types[i] : sd->type;
+}
+
 static void *hash_side(void *arg) {
   Side *sd = arg;
   sd->ok = true;
   for (size_t i = 0; i < sd->count && sd->ok; i++) {
     size_t b = msg_begin(sd->in, i), e = msg_end(sd->in, i);
     sd->ok = sd->validate_only
-                 ? pbd_Canon_Validate(sd->type, side_data(sd), b, e, &sd->t, &sd->s)
-                 : pbd_Canon_Hash(sd->type, side_data(sd), b, e, &sd->t, sd->cache, &sd->hashes[i],
+                 ? pbd_Canon_Validate(type_at(sd, i), side_data(sd), b, e, &sd->t, &sd->s)
+                 : pbd_Canon_Hash(type_at(sd, i), side_data(sd), b, e, &sd->t, sd->cache, &sd->hashes[i],
                                   &sd->s);
     if (!sd->ok && sd->in->stream) {
       char seg[32];
@@ -117,7 +122,7 @@ static int count_only(void *ctx, const pbd_Edit *e) {
 static pbd_Message **shallow_roots(Side *sd, pbd_LazyTree *t) {
   pbd_Message **roots = calloc(sd->count ? sd->count : 1, sizeof *roots);
   for (size_t i = 0; roots && i < sd->count; i++) {
-    roots[i] = pbd_LazyTree_Root(t, sd->type, msg_begin(sd->in, i), msg_end(sd->in, i),
+    roots[i] = pbd_LazyTree_Root(t, type_at(sd, i), msg_begin(sd->in, i), msg_end(sd->in, i),
                                  sd->hashes[i]);
     if (!roots[i]) {
       free(roots);
@@ -182,11 +187,16 @@ int pbd_Compare_Inputs(const pbd_CompareInput *left, const pbd_CompareInput *rig
   const pbd_DefPool *rpool = o->right_schema ? o->right_pool : o->read.pool;
   uint64_t seed = o->read.hash_seed ? o->read.hash_seed : pbd_RandomSeed();
   /* identical bytes read the same way: one validating pass decides */
-  bool identical = rtype == o->type && rpool == o->read.pool && same_bytes(left, right);
+  bool identical = rtype == o->type && rpool == o->read.pool && same_bytes(left, right) &&
+                   !o->left_types == !o->right_types;
   Side l, r;
   int rc = -1;
   bool ok = side_init(&l, left, o->type, o->read.pool, o, seed, !identical);
   ok = side_init(&r, right, rtype, rpool, o, seed, !identical) && ok;
+  /* records of several types: equal hashes must mean equal types too */
+  l.types = left->stream ? o->left_types : NULL;
+  r.types = right->stream ? o->right_types : NULL;
+  if (l.types || r.types) l.t.typed_fields = r.t.typed_fields = true;
   if (!ok) {
     pbd_Status_SetError(s, kPbd_Status_OutOfMemory, "out of memory");
     goto done;

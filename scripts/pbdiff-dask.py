@@ -94,6 +94,7 @@ class Settings:
     text: bool = False
     verbose: bool = False
     framing: str = ""
+    compression: str = ""        # --input-compression, for hash and the reader
     skip_prefix: int = 0
     batch_keys: int = 1000
     buckets: int = 0             # 0: twice the workers
@@ -126,7 +127,7 @@ def parse_args(argv):
         name, eq, value = arg.partition("=") if arg.startswith("--") else (arg[:2], "", arg[2:])
         has_value = bool(eq) or (not arg.startswith("--") and value != "")
         own = {"--scheduler", "--workers", "--pbdiff", "--examples", "--record-key",
-               "--framing", "--skip-prefix", "--batch-keys", "--buckets"}
+               "--framing", "--skip-prefix", "--batch-keys", "--buckets", "--input-compression"}
         flags = {"--text", "--verbose", "--delimited", "--stat"}
         if name in flags:
             if name == "--text":
@@ -178,6 +179,10 @@ def set_own(s, name, value):
             s.record_key = value
         elif name == "--framing":
             s.framing = value
+        elif name == "--input-compression":
+            if value not in ("auto", "gzip", "none"):
+                usage(f"--input-compression wants auto, gzip or none, not '{value}'")
+            s.compression = value
         elif name == "--skip-prefix":
             s.skip_prefix = int(value)
         elif name == "--batch-keys":
@@ -245,10 +250,14 @@ def bucket_of(key, buckets):
 
 def hash_file(cfg, side, rank, path, buckets):
     """The records of one file, dealt into buckets by key: tuples of (key,
-    side, rank, index, fingerprint, offset, size)."""
+    side, rank, index, fingerprint, offset, size, compressed).  offset and
+    size are where the record's bytes are in the file (after a whole file's
+    gzip); a gRPC message sent compressed is its compressed body."""
     args = ["hash", "--record-key", cfg.record_key, "--format", "json"]
     if cfg.framing:
         args += ["--framing", cfg.framing]
+    if cfg.compression:
+        args += ["--input-compression", cfg.compression]
     if cfg.skip_prefix:
         args += ["--skip-prefix", str(cfg.skip_prefix)]
     status, out, err = run_pbdiff(cfg, args + cfg.hash_opts + [path])
@@ -259,7 +268,8 @@ def hash_file(cfg, side, rank, path, buckets):
         r = json.loads(line)
         key = r["key"]
         parts[bucket_of(key, buckets)].append(
-            (key, side, rank, r.get("index", 0), r["fingerprint"], r["offset"], r["size"]))
+            (key, side, rank, r.get("index", 0), r["fingerprint"], r["offset"], r["size"],
+             r.get("inflated_size", -1) if r.get("compressed") == "gzip" else None))
     return tuple(parts)
 
 
@@ -275,8 +285,8 @@ def join_bucket(*parts):
     fingerprints differ are kept, with all their records, for comparison."""
     by_key = {}
     for part in parts:
-        for key, side, rank, index, fp, offset, size in part:
-            by_key.setdefault(key, ([], []))[side].append((rank, index, fp, offset, size))
+        for key, side, rank, index, fp, offset, size, inflated in part:
+            by_key.setdefault(key, ([], []))[side].append((rank, index, fp, offset, size, inflated))
     t = dict.fromkeys(("left_records", "right_records", "paired", "equal_unsent", "only_left",
                        "only_right", "duplicate_keys_left", "duplicate_keys_right"), 0)
     todo, dups = [], []
@@ -318,21 +328,42 @@ def bucket_summary(joined):
 
 # ---- 3. Compare: a batch of keys whose records differ --------------------------------------------
 
+def looks_gzip(head):
+    """pbdiff's test (lib/inputs/decode.c): gzip's magic, method 8 (deflate),
+    no reserved flag bits; the magic alone is also a stream whose first
+    length is 0x8b1f."""
+    return len(head) >= 4 and head[:3] == b"\x1f\x8b\x08" and not head[3] & 0xE0
+
+
 class RecordReader:
     """Cuts records out of files: plain files by seeking, gzip-compressed ones
-    inflated once per batch (hash's offsets are in the inflated bytes)."""
+    inflated once per batch (hash's offsets are then in the inflated bytes),
+    as pbdiff reads them (--input-compression); a gRPC message sent
+    compressed is inflated on its own."""
 
-    def __init__(self, skip_prefix):
+    def __init__(self, skip_prefix, compression):
         self.skip = skip_prefix
+        self.compression = compression or "auto"
         self.files = {}
 
-    def read(self, path, offset, size):
+    def open(self, path):
+        f = open(path, "rb")
+        if self.compression == "none" or not looks_gzip(f.read(4)):
+            return f
+        f.seek(0)
+        data = f.read()
+        f.close()
+        try:
+            return gzip.decompress(data)
+        except (OSError, EOFError, zlib.error):
+            if self.compression == "gzip":
+                raise Trouble(f"{path}: not valid gzip data") from None
+            return data  # pbdiff read it as it is (a stream that frames whole)
+
+    def read(self, path, offset, size, inflated=None):
         f = self.files.get(path)
         if f is None:
-            f = self.files[path] = open(path, "rb")
-            if f.read(2) == b"\x1f\x8b":
-                f.seek(0)
-                self.files[path] = f = gzip.decompress(f.read())
+            f = self.files[path] = self.open(path)
         start = self.skip + offset
         if isinstance(f, bytes):
             data = f[start:start + size]
@@ -341,6 +372,15 @@ class RecordReader:
             data = f.read(size)
         if len(data) != size:
             raise Trouble(f"{path}: shorter than when it was hashed (changed meanwhile?)")
+        if inflated is not None:
+            try:
+                data = gzip.decompress(data)
+            except (OSError, EOFError, zlib.error):
+                raise Trouble(f"{path}: the compressed message at byte {start} no longer "
+                              "inflates (changed meanwhile?)") from None
+            if len(data) != inflated:
+                raise Trouble(f"{path}: the compressed message at byte {start} inflates to "
+                              f"{len(data)} bytes, not {inflated} (changed meanwhile?)")
         return data
 
     def close(self):
@@ -362,7 +402,7 @@ def compare_batch(cfg, files, joined, lo, hi):
     """Compares the records of keys lo..hi-1 of a joined bucket with pbdiff and
     returns its statistics, examples as (key bytes, occurrence, text)."""
     items = joined["todo"][lo:hi]
-    reader = RecordReader(cfg.skip_prefix)
+    reader = RecordReader(cfg.skip_prefix, cfg.compression)
     with tempfile.TemporaryDirectory(prefix="pbdiff-dask-") as tmp:
         paths = [os.path.join(tmp, "left.bin"), os.path.join(tmp, "right.bin")]
         try:
@@ -371,9 +411,10 @@ def compare_batch(cfg, files, joined, lo, hi):
                     # key order, then file and position: pbdiff pairs and names
                     # (#2, #3) a key's records as the whole run does
                     for item in items:
-                        for rank, _, offset, size in item[1 + side]:
-                            out.write(varint(size))
-                            out.write(reader.read(files[side][rank], offset, size))
+                        for rank, _, offset, size, inflated in item[1 + side]:
+                            data = reader.read(files[side][rank], offset, size, inflated)
+                            out.write(varint(len(data)))
+                            out.write(data)
         finally:
             reader.close()
         args = ["--record-key", cfg.record_key, "--framing", "delimited", "--stat",
@@ -501,6 +542,57 @@ def say(cfg, msg):
         print(f"{PROG}: {msg}", file=sys.stderr)
 
 
+class QuietStderr:
+    """Dask's own output kept off the terminal: while the cluster runs, file
+    descriptor 2 (which the scheduler, the nannies and every worker process
+    they start, restarted ones too, write their logs and tracebacks to) is
+    a log file, and this driver's lines go to the real standard error.  A
+    lost worker then costs one line per lost task (lost_tasks), not the
+    pages of tracebacks its neighbours print when the cluster closes.  With
+    --verbose the log is kept and named at the end."""
+
+    def __enter__(self):
+        sys.stderr.flush()
+        self.saved = os.dup(2)
+        fd, self.path = tempfile.mkstemp(prefix="pbdiff-dask-", suffix=".log")
+        os.dup2(fd, 2)
+        os.close(fd)
+        self.stderr = sys.stderr
+        sys.stderr = os.fdopen(os.dup(self.saved), "w", buffering=1)
+        return self
+
+    def __exit__(self, *exc):
+        sys.stderr.flush()
+        os.dup2(self.saved, 2)
+        os.close(self.saved)
+        sys.stderr.close()
+        sys.stderr = self.stderr
+        return False
+
+    def done(self, keep):
+        if keep and os.path.getsize(self.path):
+            print(f"{PROG}: Dask's log: {self.path}", file=sys.stderr)
+        else:
+            os.unlink(self.path)
+
+
+def lost_tasks(names):
+    """An event handler (the scheduler's "all" topic): one line per task that
+    was running on a worker when the worker was lost.  The scheduler runs
+    the task again elsewhere (its results do not depend on where it runs);
+    after distributed.scheduler.allowed-failures losses of one task the run
+    fails with KilledWorker, as one line too."""
+    def handler(event):
+        _, msg = event
+        if not isinstance(msg, dict) or msg.get("action") != "remove-worker":
+            return
+        for key in sorted(map(str, msg.get("processing-tasks") or ())):
+            what = names.get(key, key)
+            print(f"{PROG}: worker {msg.get('worker', '?')} lost while {what}; the task is run "
+                  "again", file=sys.stderr)
+    return handler
+
+
 def start_client(cfg):
     from distributed import Client, LocalCluster
     if cfg.scheduler:
@@ -532,15 +624,23 @@ def run(cfg, client):
     hashed = [delayed(hash_file, nout=buckets, pure=True)(cfg, side, rank, path, buckets)
               for side in (0, 1) for rank, path in enumerate(files[side])]
     joins = [delayed(join_bucket, pure=True)(*[h[j] for h in hashed]) for j in range(buckets)]
+    names = {h.key: f"hashing {files[side][rank]}" for h, (side, rank) in
+             zip(hashed, [(sd, r) for sd in (0, 1) for r in range(len(files[sd]))])}
+    names.update({j.key: f"joining bucket {n}" for n, j in enumerate(joins)})
+    client.subscribe_topic("all", lost_tasks(names))
     joined = client.compute(joins)
     summaries = client.gather(client.map(bucket_summary, joined))
     ntodo = sum(s["ntodo"] for s in summaries)
     say(cfg, f"{len(files[0])} + {len(files[1])} files hashed and joined in {buckets} buckets "
              f"({time.monotonic() - t0:.1f} s); {ntodo} keys to compare")
     # 3: batches of keys, each key in one batch, compared where its bucket is
-    batches = [client.submit(compare_batch, cfg, files, joined[j], lo,
-                             min(lo + cfg.batch_keys, s["ntodo"]), pure=False)
-               for j, s in enumerate(summaries) for lo in range(0, s["ntodo"], cfg.batch_keys)]
+    batches = []
+    for j, s in enumerate(summaries):
+        for lo in range(0, s["ntodo"], cfg.batch_keys):
+            f = client.submit(compare_batch, cfg, files, joined[j], lo,
+                              min(lo + cfg.batch_keys, s["ntodo"]), pure=False)
+            names[f.key] = f"comparing keys {lo}.. of bucket {j}"
+            batches.append(f)
     results = client.gather(batches)
     ran = {}
     for r in summaries + results:
@@ -548,6 +648,7 @@ def run(cfg, client):
     say(cfg, f"{len(results)} comparison batches ({time.monotonic() - t0:.1f} s); join and "
              "compare tasks per worker pid: " +
              ", ".join(f"{p}: {n}" for p, n in sorted(ran.items())))
+    client.unsubscribe_topic("all")  # closing removes every worker: no loss
     warn_duplicates(cfg, summaries)
     return merge(summaries, results, cfg.max_examples())
 
@@ -555,13 +656,19 @@ def run(cfg, client):
 def main(argv):
     try:
         cfg = parse_args(argv)
-        client, cluster = start_client(cfg)
-        try:
-            totals, paths = run(cfg, client)
-        finally:
-            client.close()
-            if cluster:
-                cluster.close()
+        quiet = QuietStderr()
+        with quiet:
+            try:
+                client, cluster = start_client(cfg)
+                try:
+                    totals, paths = run(cfg, client)
+                finally:
+                    client.close()
+                    if cluster:
+                        cluster.close()
+            finally:
+                sys.stderr.flush()
+        quiet.done(cfg.verbose)
     except Trouble as e:
         print(f"{PROG}: {e}", file=sys.stderr)
         return 2

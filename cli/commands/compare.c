@@ -124,10 +124,31 @@ static void hint_encoding(const pbd_CliInput *in, const pbd_CliOptions *o, pbd_C
     pbd_CliError_Hint(e, "it looks like text format: --input-format textproto");
     return;
   }
-  if (o->delimited) return;
   size_t *begin = NULL, *end = NULL, count = 0;
   pbd_Status s;
   pbd_Status_Clear(&s);
+  /* Kafka values (kcat -f '%R%s') also split as a delimited stream (each
+   * 4-byte length reads as empty messages): the stricter framing first */
+  pbd_FramedMeta meta = {0};
+  bool kafka = o->framing != kPbd_Framing_Confluent &&
+               pbd_Input_SplitFramedMeta(kPbd_Framing_Confluent, in->data, in->size, 0, NULL,
+                                         &begin, &end, &count, &meta, &s);
+  size_t values = 0; /* zero bytes split as empty values: a value says more */
+  for (size_t i = 0; kafka && i < count; i++) values += meta.records[i].value == kPbd_RecordValue_Present;
+  pbd_FramedMeta_Free(&meta);
+  if (values > 0) {
+    char hint[160];
+    snprintf(hint, sizeof hint, "it reads as a stream of %zu Kafka values in the Confluent "
+             "Schema Registry format: --framing confluent", count);
+    pbd_CliError_Hint(e, hint);
+    free(begin);
+    free(end);
+    return;
+  }
+  free(begin), free(end);
+  begin = end = NULL;
+  count = 0;
+  if (o->delimited) return;
   if (pbd_Input_SplitFramed(kPbd_Framing_Delimited, in->data, in->size, 0, NULL, &begin, &end,
                             &count, &s) &&
       count > 1) {
@@ -182,14 +203,28 @@ static void index_path(pbd_Buf *b, const pbd_FramedMeta *m, size_t i) {
 static void note_record(const pbd_FramedMeta *l, size_t i, const pbd_FramedMeta *r, size_t j,
                         pbd_Buf *text, pbd_Buf *json) {
   uint32_t lid = l->records[i].schema_id, rid = r->records[j].schema_id;
+  pbd_RecordValue lv = l->records[i].value, rv = r->records[j].value;
   if (i == j) pbd_Buf_Printf(text, "note: [%zu]: ", i);
   else pbd_Buf_Printf(text, "note: [%zu->%zu]: ", i, j);
-  if (lid != rid) pbd_Buf_Printf(text, "schema id %u -> %u", (unsigned)lid, (unsigned)rid);
   pbd_Buf lidx = {0}, ridx = {0};
   index_path(&lidx, l, i);
   index_path(&ridx, r, j);
-  if (lidx.len != ridx.len || (lidx.data && memcmp(lidx.data, ridx.data, lidx.len)))
-    pbd_Buf_Printf(text, "%smessage indexes %s -> %s", lid != rid ? ", " : "",
+  bool keys = pbd_RecordMeta_KeysDiffer(l, i, r, j);
+  if (keys) { /* confluent-keyed: the Kafka keys */
+    pbd_RecordMeta_FormatKey(text, l, i);
+    pbd_Buf_AppendStr(text, " -> ");
+    pbd_RecordMeta_FormatKey(text, r, j);
+  }
+  if (keys && (lv != rv || lid != rid)) pbd_Buf_AppendStr(text, ", ");
+  if (lv != rv) { /* a record without a value on a side: each side whole */
+    pbd_RecordMeta_Format(text, l, i);
+    pbd_Buf_AppendStr(text, " -> ");
+    pbd_RecordMeta_Format(text, r, j);
+  } else if (lid != rid) {
+    pbd_Buf_Printf(text, "schema id %u -> %u", (unsigned)lid, (unsigned)rid);
+  }
+  if (lv == rv && (lidx.len != ridx.len || (lidx.data && memcmp(lidx.data, ridx.data, lidx.len))))
+    pbd_Buf_Printf(text, "%smessage indexes %s -> %s", lid != rid || keys ? ", " : "",
                    lidx.data ? lidx.data : "", ridx.data ? ridx.data : "");
   pbd_Buf_AppendChar(text, '\n');
   if (lidx.oom || ridx.oom) text->oom = true;
@@ -202,6 +237,10 @@ static void note_record(const pbd_FramedMeta *l, size_t i, const pbd_FramedMeta 
   index_path(json, l, i);
   pbd_Buf_AppendStr(json, ", \"right_indexes\": ");
   index_path(json, r, j);
+  static const char *const kValue[] = {"present", "tombstone", "empty"};
+  if (lv != rv)
+    pbd_Buf_Printf(json, ", \"left_value\": \"%s\", \"right_value\": \"%s\"", kValue[lv],
+                   kValue[rv]);
   pbd_Buf_AppendChar(json, '}');
 }
 
@@ -264,6 +303,8 @@ int pbd_Cli_ComparePair(const pbd_CliOptions *o, const char *lpath, const char *
       co.right_pool = rs.pool;
       co.parallel = !o->recursive && sysconf(_SC_NPROCESSORS_ONLN) > 1;
       co.diff = ls.diff;
+      co.left_types = l.types; /* Confluent records of several types */
+      co.right_types = r.types;
       Pairs pairs = {0}; /* for the records' metadata, when both sides have some */
       if (rep && l.meta.records && r.meta.records) {
         co.diff.stream_pair = collect_pair;

@@ -28,8 +28,10 @@
 #include "pbdiff/pbdiff.h"
 
 /* One output line: "FINGERPRINT  FILE[N]" or its JSON object; with a record
- * key, the key, and in JSON where the record is (offset and size in the
- * input as read: after gzip, within the framing) for drivers that cut
+ * key, the key, and in JSON where the record is (offset and size of its
+ * bytes in the input as read: after a whole file's gzip, within the
+ * framing; a gRPC message sent compressed is its compressed body, with
+ * "compressed": "gzip" and its "inflated_size") for drivers that cut
  * records out of shards (scripts/pbdiff-dask.py). */
 static void print_fingerprint(const pbd_CliOptions *eff, const char *path, const pbd_CliInput *in,
                               size_t i, const char *fp, const pbd_Buf *key) {
@@ -42,7 +44,14 @@ static void print_fingerprint(const pbd_CliOptions *eff, const char *path, const
     if (eff->record_key) {
       pbd_Buf_AppendStr(&b, ", \"key\": ");
       pbd_Format_JsonString(&b, key->data, key->len);
-      pbd_Buf_Printf(&b, ", \"offset\": %zu, \"size\": %zu", in->begin[i], in->end[i] - in->begin[i]);
+      const pbd_SourceSpan *src = in->meta.sources ? &in->meta.sources[i] : NULL;
+      if (src) /* where it is in the file: inflated messages are not */
+        pbd_Buf_Printf(&b, ", \"offset\": %zu, \"size\": %zu", src->begin, src->end - src->begin);
+      else
+        pbd_Buf_Printf(&b, ", \"offset\": %zu, \"size\": %zu", in->begin[i], in->end[i] - in->begin[i]);
+      if (src && src->compressed)
+        pbd_Buf_Printf(&b, ", \"compressed\": \"gzip\", \"inflated_size\": %zu",
+                       in->end[i] - in->begin[i]);
     }
     pbd_Buf_AppendStr(&b, "}\n");
   } else {
@@ -65,10 +74,13 @@ static bool fingerprint(const pbd_CliOptions *eff, const pbd_CliSchema *schema,
   pbd_Buf_Truncate(key, 0);
   pbd_Hash128 h;
   pbd_Part part = {in->data + in->begin[i], in->end[i] - in->begin[i]};
-  if ((rk || !eff->sha256) && !pbd_Hasher_HashParts(hasher, schema->type, &part, 1, 0, &h, NULL, s))
+  const pbd_MessageDef *type = pbd_Cli_RecordType(in, schema, i);
+  if ((rk || !eff->sha256) && !pbd_Hasher_HashParts(hasher, type, &part, 1, 0, &h, NULL, s))
     return false;
-  if (rk && !pbd_RecordKey_Read(rk, schema->type, in->data, in->begin[i], in->end[i], h, topts,
-                                scratch, key, s))
+  pbd_StrView kafka;
+  if (rk && !pbd_RecordKey_ReadWithKafkaKey(rk, type, in->data, in->begin[i], in->end[i],
+                                            h, topts, pbd_Cli_KafkaKey(in, i, &kafka), scratch,
+                                            key, s))
     return false;
   if (eff->sha256) {
     uint8_t d[32];
@@ -89,7 +101,9 @@ static bool parse_key(const pbd_CliOptions *eff, const pbd_CliSchema *schema, pb
                       pbd_CliError *e) {
   pbd_Status s;
   pbd_Status_Clear(&s);
-  if (!eff->record_key || pbd_RecordKey_Parse(schema->type, eff->record_key, rk, &s)) return true;
+  if (!eff->record_key) return true;
+  if (pbd_RecordKey_Parse(schema->type, eff->record_key, rk, &s))
+    return pbd_Cli_CheckKafkaKey(eff, rk, e);
   pbd_CliError_Set(e, true, "%s", s.msg);
   return false;
 }

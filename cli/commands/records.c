@@ -95,10 +95,13 @@ static bool index_record(Run *run, Side *s, int side, size_t f, size_t i, pbd_Ha
   pbd_Hash128 h;
   pbd_Buf_Truncate(&run->key, 0);
   pbd_Part part = {in->data + in->begin[i], in->end[i] - in->begin[i]};
-  if (!pbd_Hasher_HashParts(hasher, s->schema.type, &part, 1, 0, &h, NULL, st)) return false;
+  const pbd_MessageDef *type = pbd_Cli_RecordType(in, &s->schema, i); /* Confluent indexes */
+  if (!pbd_Hasher_HashParts(hasher, type, &part, 1, 0, &h, NULL, st)) return false;
   if (run->o->record_key) {
-    if (!pbd_RecordKey_Read(&s->key, s->schema.type, in->data, in->begin[i], in->end[i], h, ro,
-                            run->arena, &run->key, st))
+    pbd_StrView kafka;
+    if (!pbd_RecordKey_ReadWithKafkaKey(&s->key, type, in->data, in->begin[i],
+                                        in->end[i], h, ro, pbd_Cli_KafkaKey(in, i, &kafka),
+                                        run->arena, &run->key, st))
       return false;
   } else {
     position_key(s, f, i, &run->key);
@@ -197,8 +200,8 @@ static int one_side(Run *run, const Side *s, const pbd_Record *rec, bool added) 
   const pbd_ReadOptions *ro = added ? &run->rread : &run->lread;
   /* only a report shows the record (statistics count it, -q stops at it) */
   pbd_Message *m = !run->rep ? NULL
-      : pbd_Tree_Parse(s->schema.type, in->data, in->begin[rec->index], in->end[rec->index], ro,
-                       run->arena, &st);
+      : pbd_Tree_Parse(pbd_Cli_RecordType(in, &s->schema, rec->index), in->data,
+                       in->begin[rec->index], in->end[rec->index], ro, run->arena, &st);
   if (run->rep && !m) {
     pbd_CliError_FromStatus(run->e, in->name, &st);
     run->failed = true;
@@ -224,7 +227,14 @@ static int compare_pair(Run *run, const pbd_Record *lr, const pbd_Record *rr) {
   pbd_CompareResult res;
   pbd_Status st;
   pbd_Status_Clear(&st);
-  int rc = pbd_Compare_Inputs(&a, &b, &run->compare, edit_under_key, run, &res, &st);
+  pbd_CompareOptions co = run->compare;
+  if (li->types || ri->types) { /* each record read as the type its indexes name */
+    co.type = pbd_Cli_RecordType(li, &run->l.schema, lr->index);
+    co.right_type = pbd_Cli_RecordType(ri, &run->r.schema, rr->index);
+    co.right_pool = co.right_schema ? co.right_pool : co.read.pool;
+    co.right_schema = true;
+  }
+  int rc = pbd_Compare_Inputs(&a, &b, &co, edit_under_key, run, &res, &st);
   if (rc < 0) {
     const pbd_CliInput *bad = res.failed_input == 2 ? ri : li;
     pbd_Status_PrependPath(&st, run->key.data ? run->key.data : "");
@@ -278,7 +288,7 @@ static bool load_side(Run *run, Side *s, int side, bool two) {
     pbd_CliError_Set(run->e, true, "%s", st.msg);
     return false;
   }
-  return true;
+  return !run->o->record_key || pbd_Cli_CheckKafkaKey(run->o, &s->key, run->e);
 }
 
 static void setup_reading(Run *run, bool two) {

@@ -63,6 +63,10 @@ typedef struct {
    * error (kPbd_Status_TooLarge).  0: PBD_DEFAULT_MAX_MEMORY_BASE plus
    * PBD_DEFAULT_MAX_MEMORY_PER_BYTE per byte of the two inputs. */
   size_t max_memory;
+  /* For streams: each message's type on LEFT and on RIGHT (a Confluent
+   * record names its own by its message indexes; NULL entries and NULL
+   * arrays: the type above). */
+  const pbd_MessageDef *const *left_types, *const *right_types;
 } pbd_CompareOptions;
 
 /* The default bound on the walk's memory: whatever the shape of the inputs

@@ -4,6 +4,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/types.h>
 #include <sys/wait.h>
@@ -13,16 +14,47 @@
 static bool redirect(const pbd_RunIo *io, int out_pipe) {
   int devnull = io->quiet ? open("/dev/null", O_RDWR) : -1;
   if (io->quiet && devnull < 0) return false;
-  const char *paths[3] = {io->stdin_path, io->stdout_path, io->stderr_path};
+  const int given[3] = {io->stdin_fd, io->stdout_fd, io->stderr_fd};
   for (int fd = 0; fd < 3; fd++) {
     int src = -1;
-    if (paths[fd]) src = open(paths[fd], fd == 0 ? O_RDONLY : O_WRONLY | O_TRUNC | O_CREAT, 0600);
+    if (given[fd] > 0) src = given[fd];
+    else if (fd == 0 && io->stdin_path) src = open(io->stdin_path, O_RDONLY);
     else if (fd == 1 && out_pipe >= 0) src = out_pipe;
     else if (fd != 1 && devnull >= 0) src = devnull;
     else continue;
-    if (src < 0 || dup2(src, fd) < 0) return false;
+    if (src < 0 || (src != fd && dup2(src, fd) < 0)) return false;
   }
   return true;
+}
+
+int pbd_Run_TempFile(pbd_Status *s) {
+  const char *dir = getenv("TMPDIR");
+  if (!dir || !*dir) dir = "/tmp";
+  pbd_Buf path = {0};
+  pbd_Buf_Printf(&path, "%s/pbdiff-XXXXXX", dir);
+  /* mkstemp creates the name (O_EXCL, mode 0600); it is gone at once */
+  int fd = path.oom ? -1 : mkstemp(path.data);
+  if (fd >= 0) {
+    unlink(path.data);
+    fcntl(fd, F_SETFD, FD_CLOEXEC);
+  } else {
+    pbd_Status_SetError(s, kPbd_Status_Io, "cannot create a temporary file in %.300s: %s", dir,
+                        path.oom ? "out of memory" : strerror(errno));
+  }
+  pbd_Buf_Free(&path);
+  return fd;
+}
+
+bool pbd_Run_ReadFd(int fd, pbd_Buf *out) {
+  if (lseek(fd, 0, SEEK_SET) != 0) return false;
+  char chunk[1 << 16];
+  for (;;) {
+    ssize_t k = read(fd, chunk, sizeof chunk);
+    if (k < 0 && errno == EINTR) continue;
+    if (k < 0) return false;
+    if (k == 0) return !out->oom;
+    pbd_Buf_Append(out, chunk, (size_t)k);
+  }
 }
 
 /* Reads the child's standard output into the buffer until it closes it. */

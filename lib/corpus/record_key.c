@@ -77,6 +77,11 @@ static bool parse_step(const pbd_MessageDef **type, const char *name, size_t n, 
 static bool parse_path(const pbd_MessageDef *type, const char *b, size_t n, pbd_RecordKeyPath *p,
                        const char *spec, pbd_Status *s) {
   memset(p, 0, sizeof *p);
+  if (n == 9 && !memcmp(b, "kafka-key", 9)) {
+    memcpy(p->name, b, n);
+    p->kafka_key = true;
+    return true;
+  }
   if (n >= sizeof p->name) {
     pbd_Status_SetError(s, kPbd_Status_Usage, "--record-key '%s': a path too long", spec);
     return false;
@@ -152,6 +157,7 @@ static pbd_Value path_value(const pbd_Message *root, const pbd_RecordKeyPath *p)
  * plain one (a oneof member can be cleared by a later member, an enum or a
  * float has rules of its own), the leaf an integer, bool, string or bytes. */
 static bool wire_readable(const pbd_RecordKeyPath *p) {
+  if (p->kafka_key) return true;
   for (size_t d = 0; d < p->depth; d++) {
     const pbd_FieldDef *f = p->fields[d];
     if (!f || f->oneof || f->is_extension) return false;
@@ -208,10 +214,42 @@ static bool all_wire_readable(const pbd_RecordKey *k) {
   return true;
 }
 
+/* The record's Kafka key as a value: bytes, or absent (printed null). */
+static pbd_Value kafka_value(const pbd_StrView *kafka_key) {
+  pbd_Value v;
+  memset(&v, 0, sizeof v);
+  if (kafka_key) {
+    v.kind = kPbd_Value_Bytes;
+    v.s = *kafka_key;
+  }
+  return v;
+}
+
+static void put_kafka_key(pbd_Buf *out, size_t i, const pbd_RecordKeyPath *p,
+                          const pbd_StrView *kafka_key, const pbd_TextOptions *text) {
+  pbd_Buf_Printf(out, "%s%s=", i ? "," : "", p->name);
+  if (!kafka_key) {
+    pbd_Buf_AppendStr(out, "null");
+    return;
+  }
+  pbd_Value v = kafka_value(kafka_key);
+  pbd_Format_TextValue(out, &v, text);
+}
+
+bool pbd_RecordKey_UsesKafkaKey(const pbd_RecordKey *k) {
+  for (size_t i = 0; i < k->count; i++)
+    if (k->paths[i].kafka_key) return true;
+  return false;
+}
+
 static bool read_from_wire(const pbd_RecordKey *k, const uint8_t *buf, size_t begin, size_t end,
-                           pbd_Buf *out, pbd_Status *s) {
+                           const pbd_StrView *kafka_key, pbd_Buf *out, pbd_Status *s) {
   pbd_TextOptions text = {0};
   for (size_t i = 0; i < k->count; i++) {
+    if (k->paths[i].kafka_key) {
+      put_kafka_key(out, i, &k->paths[i], kafka_key, &text);
+      continue;
+    }
     pbd_Value v = wire_value(&k->paths[i], buf, begin, end);
     pbd_Buf_Printf(out, "%s%s=", i ? "," : "", k->paths[i].name);
     pbd_Format_TextValue(out, &v, &text);
@@ -225,12 +263,24 @@ static bool read_from_wire(const pbd_RecordKey *k, const uint8_t *buf, size_t be
 bool pbd_RecordKey_Read(const pbd_RecordKey *k, const pbd_MessageDef *type, const uint8_t *buf,
                         size_t begin, size_t end, pbd_Hash128 hash, const pbd_ReadOptions *o,
                         pbd_Arena *scratch, pbd_Buf *out, pbd_Status *s) {
-  if (all_wire_readable(k)) return read_from_wire(k, buf, begin, end, out, s);
+  return pbd_RecordKey_ReadWithKafkaKey(k, type, buf, begin, end, hash, o, NULL, scratch, out, s);
+}
+
+bool pbd_RecordKey_ReadWithKafkaKey(const pbd_RecordKey *k, const pbd_MessageDef *type,
+                                    const uint8_t *buf, size_t begin, size_t end,
+                                    pbd_Hash128 hash, const pbd_ReadOptions *o,
+                                    const pbd_StrView *kafka_key, pbd_Arena *scratch,
+                                    pbd_Buf *out, pbd_Status *s) {
+  if (all_wire_readable(k)) return read_from_wire(k, buf, begin, end, kafka_key, out, s);
   pbd_ArenaMark mark = pbd_Arena_Mark(scratch);
   pbd_LazyTree *t = pbd_LazyTree_New(buf, o, NULL, scratch);
   pbd_Message *root = t ? pbd_LazyTree_Root(t, type, begin, end, hash) : NULL;
   pbd_TextOptions text = {0}; /* whole values: a cut key could match another */
   for (size_t i = 0; root && i < k->count; i++) {
+    if (k->paths[i].kafka_key) {
+      put_kafka_key(out, i, &k->paths[i], kafka_key, &text);
+      continue;
+    }
     pbd_Value v = path_value(root, &k->paths[i]);
     pbd_Buf_Printf(out, "%s%s=", i ? "," : "", k->paths[i].name);
     pbd_Format_TextValue(out, &v, &text);

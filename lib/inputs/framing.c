@@ -17,6 +17,7 @@ static const char *const kNames[] = {
     [kPbd_Framing_Grpc] = "grpc",
     [kPbd_Framing_Confluent] = "confluent",
     [kPbd_Framing_ConfluentValue] = "confluent-value",
+    [kPbd_Framing_ConfluentKeyed] = "confluent-keyed",
 };
 
 bool pbd_Framing_FromName(const char *name, pbd_Framing *f) {
@@ -123,10 +124,17 @@ static bool split_tfrecord(const uint8_t *data, size_t size, Spans *sp, pbd_Stat
       return false;
     }
     size_t body = at + 12;
-    if (len > size - body || size - body - len < 4) {
+    if (len > size - body) {
       pbd_Status_SetErrorAt(s, kPbd_Status_Malformed, at,
                             "record %zu of %llu bytes runs past the end (only %zu left)", i,
                             (unsigned long long)len, size - body);
+      return false;
+    }
+    if (size - body - len < 4) {
+      pbd_Status_SetErrorAt(s, kPbd_Status_Malformed, body + (size_t)len,
+                            "record %zu: data CRC cut short (%zu of 4 bytes after its %llu "
+                            "bytes of data)", i, (size_t)(size - body - len),
+                            (unsigned long long)len);
       return false;
     }
     want = le32(data + body + len);
@@ -143,11 +151,32 @@ static bool split_tfrecord(const uint8_t *data, size_t size, Spans *sp, pbd_Stat
   return true;
 }
 
+/* Each gRPC message's body in the input (pbd_SourceSpan), kept when meta
+ * is asked for: once messages are inflated, their spans say nothing of
+ * where they are in the file. */
+static bool push_source(pbd_FramedMeta *meta, size_t *cap, size_t i, size_t b, size_t e,
+                        bool compressed, pbd_Status *s) {
+  if (!meta) return true;
+  if (i == *cap) {
+    size_t ncap = *cap ? *cap * 2 : 16;
+    pbd_SourceSpan *n = realloc(meta->sources, sizeof *n * ncap);
+    if (!n) {
+      pbd_Status_SetError(s, kPbd_Status_OutOfMemory, "out of memory");
+      return false;
+    }
+    meta->sources = n;
+    *cap = ncap;
+  }
+  meta->sources[i] = (pbd_SourceSpan){b, e, compressed};
+  return true;
+}
+
 /* gRPC: spans in data while no message is compressed; from the first one
  * that is, every message goes into `inflated` (so the spans have one base). */
 static bool split_grpc(const uint8_t *data, size_t size, size_t max_bytes, pbd_Buf *inflated,
-                       Spans *sp, pbd_Status *s) {
+                       Spans *sp, pbd_FramedMeta *meta, pbd_Status *s) {
   bool copying = false;
+  size_t sources_cap = 0;
   size_t at = 0;
   while (at < size) {
     size_t i = *sp->count;
@@ -181,20 +210,23 @@ static bool split_grpc(const uint8_t *data, size_t size, size_t max_bytes, pbd_B
       }
     }
     size_t b = inflated->len;
-    if (flag) {
-      pbd_Buf one = {0};
-      size_t room = max_bytes > inflated->len ? max_bytes - inflated->len : 0;
-      if (!pbd_Input_GunzipMax(body, len, &one, room, s)) {
-        pbd_Buf_Free(&one);
+    if (flag) { /* inflated in place, the bound on all of them together */
+      if (!pbd_Input_GunzipMax(body, len, inflated, max_bytes, s)) {
         char msg[sizeof s->msg];
         snprintf(msg, sizeof msg, "%s", s->msg);
-        pbd_Status_SetErrorAt(s, s->code, at, "message %zu: %.400s", i, msg);
+        size_t where = s->has_offset ? at + 5 + s->offset : at;
+        pbd_Status_SetErrorAt(s, s->code, where, "message %zu (a compressed frame of %zu bytes): "
+                              "%.400s", i, len, msg);
         return false;
       }
-      pbd_Buf_Append(inflated, one.data ? one.data : "", one.len);
-      pbd_Buf_Free(&one);
     } else if (copying) {
       pbd_Buf_Append(inflated, (const char *)body, len);
+      if (inflated->len > max_bytes) {
+        pbd_Status_SetErrorAt(s, kPbd_Status_TooLarge, at,
+                              "message %zu: the messages come to over %zu bytes once inflated, "
+                              "the most an input may hold (--max-input-bytes)", i, max_bytes);
+        return false;
+      }
     }
     if (inflated->oom) {
       pbd_Status_SetError(s, kPbd_Status_OutOfMemory, "out of memory");
@@ -202,8 +234,12 @@ static bool split_grpc(const uint8_t *data, size_t size, size_t max_bytes, pbd_B
     }
     bool ok = copying ? push_span(sp, b, inflated->len, s)
                       : push_span(sp, at + 5, at + 5 + len, s);
-    if (!ok) return false;
+    if (!ok || !push_source(meta, &sources_cap, i, at + 5, at + 5 + len, flag, s)) return false;
     at += 5 + len;
+  }
+  if (meta && !copying) { /* the spans are in the input: no sources needed */
+    free(meta->sources);
+    meta->sources = NULL;
   }
   return true;
 }
@@ -306,7 +342,13 @@ static bool read_index_list(const uint8_t *data, const uint8_t **p, const uint8_
 static bool split_confluent_value(const uint8_t *data, size_t at, size_t stop, Spans *sp,
                                   MetaOut *mo, pbd_Status *s) {
   size_t rec = *sp->count;
-  if (stop > at && data[at] != 0) {
+  if (stop == at) { /* an empty value: no header, no message */
+    pbd_RecordMeta r = {.first_index = mo->meta ? mo->meta->nindexes : 0,
+                        .value = kPbd_RecordValue_Empty};
+    if (mo->meta && !push_record_meta(mo->meta, &mo->records_cap, rec, &r, s)) return false;
+    return push_span(sp, at, at, s);
+  }
+  if (data[at] != 0) {
     pbd_Status_SetErrorAt(s, kPbd_Status_Malformed, at,
                           "record %zu: magic byte 0x%02x, not 0x00: not a Confluent Schema "
                           "Registry value", rec, data[at]);
@@ -325,31 +367,84 @@ static bool split_confluent_value(const uint8_t *data, size_t at, size_t stop, S
   return push_span(sp, (size_t)(p - data), stop, s);
 }
 
-/* Kafka values each after a u32 big-endian length (kcat's %R). */
-static bool split_confluent(const uint8_t *data, size_t size, Spans *sp, MetaOut *mo,
+/* One value of a confluent stream at *at: its length (kcat's %R; -1 for a
+ * tombstone), then the value; *at moves past it. */
+static bool split_confluent_record(const uint8_t *data, size_t size, size_t *at, size_t i,
+                                   Spans *sp, MetaOut *mo, pbd_Status *s) {
+  if (size - *at < 4) {
+    pbd_Status_SetErrorAt(s, kPbd_Status_Malformed, *at,
+                          "record %zu: length cut short (%zu of 4 bytes)", i, size - *at);
+    return false;
+  }
+  size_t len = be32(data + *at);
+  if (len == 0xffffffffu) { /* a tombstone: no value at all */
+    pbd_RecordMeta r = {.first_index = mo->meta ? mo->meta->nindexes : 0,
+                        .value = kPbd_RecordValue_Tombstone};
+    if (mo->meta && !push_record_meta(mo->meta, &mo->records_cap, i, &r, s)) return false;
+    if (!push_span(sp, *at + 4, *at + 4, s)) return false;
+    *at += 4;
+    return true;
+  }
+  if (len > size - *at - 4) {
+    pbd_Status_SetErrorAt(s, kPbd_Status_Malformed, *at,
+                          "record %zu of %zu bytes runs past the end (only %zu left)", i, len,
+                          size - *at - 4);
+    return false;
+  }
+  if (!split_confluent_value(data, *at + 4, *at + 4 + len, sp, mo, s)) return false;
+  *at += 4 + len;
+  return true;
+}
+
+/* The Kafka key at *at (kcat's %K%k: a u32 big-endian length, -1 for no
+ * key, then its bytes) into r; *at moves past it. */
+static bool read_kafka_key(const uint8_t *data, size_t size, size_t *at, size_t i,
+                           pbd_RecordMeta *r, pbd_Status *s) {
+  if (size - *at < 4) {
+    pbd_Status_SetErrorAt(s, kPbd_Status_Malformed, *at,
+                          "record %zu: key length cut short (%zu of 4 bytes)", i, size - *at);
+    return false;
+  }
+  size_t klen = be32(data + *at);
+  r->has_key = klen != 0xffffffffu;
+  if (r->has_key && klen > size - *at - 4) {
+    pbd_Status_SetErrorAt(s, kPbd_Status_Malformed, *at,
+                          "record %zu: key of %zu bytes runs past the end (only %zu left)", i,
+                          klen, size - *at - 4);
+    return false;
+  }
+  r->key_begin = *at + 4;
+  r->key_size = r->has_key ? klen : 0;
+  *at += 4 + r->key_size;
+  if (*at == size) {
+    pbd_Status_SetErrorAt(s, kPbd_Status_Malformed, *at,
+                          "record %zu: the value's length is missing after the key", i);
+    return false;
+  }
+  return true;
+}
+
+/* Kafka values each after a u32 big-endian length (kcat -f '%R%s'); keyed,
+ * each after its key (kcat -f '%K%k%R%s'). */
+static bool split_confluent(const uint8_t *data, size_t size, bool keyed, Spans *sp, MetaOut *mo,
                             pbd_Status *s) {
   size_t at = 0;
   while (at < size) {
     size_t i = *sp->count;
-    if (size - at < 4) {
-      pbd_Status_SetErrorAt(s, kPbd_Status_Malformed, at,
-                            "record %zu: length cut short (%zu of 4 bytes)", i, size - at);
-      return false;
+    pbd_RecordMeta key = {0};
+    if (keyed && !read_kafka_key(data, size, &at, i, &key, s)) return false;
+    if (!split_confluent_record(data, size, &at, i, sp, mo, s)) return false;
+    if (keyed && mo->meta) {
+      mo->meta->records[i].has_key = key.has_key;
+      mo->meta->records[i].key_begin = key.key_begin;
+      mo->meta->records[i].key_size = key.key_size;
     }
-    size_t len = be32(data + at);
-    if (len > size - at - 4) {
-      pbd_Status_SetErrorAt(s, kPbd_Status_Malformed, at,
-                            "record %zu of %zu bytes runs past the end (only %zu left)", i, len,
-                            size - at - 4);
-      return false;
-    }
-    if (!split_confluent_value(data, at + 4, at + 4 + len, sp, mo, s)) return false;
-    at += 4 + len;
   }
   return true;
 }
 
 void pbd_FramedMeta_Free(pbd_FramedMeta *meta) {
+  free(meta->sources);
   free(meta->records);
   free(meta->indexes);
   memset(meta, 0, sizeof *meta);
@@ -357,18 +452,59 @@ void pbd_FramedMeta_Free(pbd_FramedMeta *meta) {
 
 static bool same_path(const pbd_FramedMeta *a, size_t i, const pbd_FramedMeta *b, size_t j) {
   const pbd_RecordMeta *x = &a->records[i], *y = &b->records[j];
-  return x->index_count == y->index_count &&
-         !memcmp(a->indexes + x->first_index, b->indexes + y->first_index,
-                 sizeof *a->indexes * x->index_count);
+  return x->value == y->value && x->index_count == y->index_count &&
+         (!x->index_count || !memcmp(a->indexes + x->first_index, b->indexes + y->first_index,
+                 sizeof *a->indexes * x->index_count));
+}
+
+/* Whether two records' Kafka keys differ (where both framings carry keys). */
+bool pbd_RecordMeta_KeysDiffer(const pbd_FramedMeta *a, size_t i, const pbd_FramedMeta *b,
+                               size_t j) {
+  if (!a->keyed || !b->keyed || !a->records || !b->records) return false;
+  const pbd_RecordMeta *x = &a->records[i], *y = &b->records[j];
+  return x->has_key != y->has_key || x->key_size != y->key_size ||
+         (x->key_size && memcmp(a->base + x->key_begin, b->base + y->key_begin, x->key_size));
 }
 
 bool pbd_RecordMeta_Differ(const pbd_FramedMeta *a, size_t i, const pbd_FramedMeta *b, size_t j) {
   if (!a->records || !b->records) return a->records != b->records;
-  return a->records[i].schema_id != b->records[j].schema_id || !same_path(a, i, b, j);
+  return a->records[i].schema_id != b->records[j].schema_id || !same_path(a, i, b, j) ||
+         pbd_RecordMeta_KeysDiffer(a, i, b, j);
+}
+
+/* Bytes quoted as text format quotes them: printable ASCII kept, quote and
+ * backslash escaped, other bytes as three octal digits. */
+static void quote_bytes(pbd_Buf *out, const uint8_t *p, size_t n) {
+  pbd_Buf_AppendChar(out, '"');
+  for (size_t k = 0; k < n; k++) {
+    if (p[k] == '"' || p[k] == '\\') pbd_Buf_Printf(out, "\\%c", p[k]);
+    else if (p[k] >= 0x20 && p[k] < 0x7f) pbd_Buf_AppendChar(out, (char)p[k]);
+    else pbd_Buf_Printf(out, "\\%03o", p[k]);
+  }
+  pbd_Buf_AppendChar(out, '"');
+}
+
+void pbd_RecordMeta_FormatKey(pbd_Buf *out, const pbd_FramedMeta *m, size_t i) {
+  const pbd_RecordMeta *r = &m->records[i];
+  if (!r->has_key) {
+    pbd_Buf_AppendStr(out, "no key");
+    return;
+  }
+  pbd_Buf_AppendStr(out, "key ");
+  quote_bytes(out, m->base + r->key_begin, r->key_size);
 }
 
 void pbd_RecordMeta_Format(pbd_Buf *out, const pbd_FramedMeta *m, size_t i) {
   const pbd_RecordMeta *r = &m->records[i];
+  if (m->keyed) {
+    pbd_RecordMeta_FormatKey(out, m, i);
+    pbd_Buf_AppendStr(out, ", ");
+  }
+  if (r->value != kPbd_RecordValue_Present) {
+    pbd_Buf_AppendStr(out, r->value == kPbd_RecordValue_Tombstone ? "a tombstone (no value)"
+                                                                  : "an empty value");
+    return;
+  }
   pbd_Buf_Printf(out, "schema id %" PRIu32 ", message indexes [", r->schema_id);
   for (size_t k = 0; k < r->index_count; k++)
     pbd_Buf_Printf(out, "%s%" PRIu32, k ? ", " : "", m->indexes[r->first_index + k]);
@@ -383,12 +519,16 @@ bool pbd_Input_SplitFramedMeta(pbd_Framing f, const uint8_t *data, size_t size, 
   Spans sp = {begin, end, count, 0};
   MetaOut mo = {.meta = meta};
   *count = 0;
+  if (meta) meta->base = data;
   switch (f) {
     case kPbd_Framing_None: return push_span(&sp, 0, size, s);
     case kPbd_Framing_Delimited: return split_delimited(data, size, &sp, s);
     case kPbd_Framing_TFRecord: return split_tfrecord(data, size, &sp, s);
-    case kPbd_Framing_Grpc: return split_grpc(data, size, max_bytes, inflated, &sp, s);
-    case kPbd_Framing_Confluent: return split_confluent(data, size, &sp, &mo, s);
+    case kPbd_Framing_Grpc: return split_grpc(data, size, max_bytes, inflated, &sp, meta, s);
+    case kPbd_Framing_Confluent: return split_confluent(data, size, false, &sp, &mo, s);
+    case kPbd_Framing_ConfluentKeyed:
+      if (meta) meta->keyed = true;
+      return split_confluent(data, size, true, &sp, &mo, s);
     case kPbd_Framing_ConfluentValue: return split_confluent_value(data, 0, size, &sp, &mo, s);
   }
   pbd_Status_SetError(s, kPbd_Status_Usage, "unknown framing %d", (int)f);

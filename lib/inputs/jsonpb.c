@@ -33,6 +33,7 @@
 #include <string.h>
 
 #include "pbdiff/core/arena.h"
+#include "pbdiff/canon/values.h"
 #include "pbdiff/wire/wire.h"
 
 #include <locale.h>
@@ -350,6 +351,8 @@ static bool check_int_keys(Ctx *c, const pbd_FieldDef *kf, IntKey *keys, size_t 
   return false;
 }
 
+static bool enter_level(Ctx *c, const JVal *v);
+
 static bool map_field(Ctx *c, const pbd_FieldDef *fd, const JVal *v) {
   if (v->kind != J_Object)
     return jp_fail(c, kPbd_Status_Malformed, v->off, "map field expects an object, got %s",
@@ -420,7 +423,10 @@ static bool map_field(Ctx *c, const pbd_FieldDef *fd, const JVal *v) {
       jp_fail(c, kPbd_Status_Malformed, m->off, "null is not allowed as a map value");
       goto key_fail;
     }
-    if (!field_value(c, vf, m)) goto key_fail;
+    if (!enter_level(c, m)) goto key_fail; /* the entry is a message level */
+    bool value_ok = field_value(c, vf, m);
+    c->depth--;
+    if (!value_ok) goto key_fail;
     jp_end_len(c->out, mark);
     continue;
   key_fail:
@@ -564,8 +570,9 @@ static bool any_value(Ctx *c, const JVal *v) {
       return jp_fail(c, kPbd_Status_Malformed, v->off, "an Any holding %s needs a \"value\" member",
                   type->full_name);
     ok = message_value(c, type, val);
-  } else {
-    ok = object_fields(c, type, v, true);
+  } else { /* the payload, in the Any's own object, is a level below it */
+    ok = enter_level(c, v) && object_fields(c, type, v, true);
+    if (ok) c->depth--;
   }
   if (!ok) {
     char seg[600];
@@ -585,12 +592,15 @@ static bool struct_fields(Ctx *c, const JVal *v) {
     jp_put_bytes(c->out, 1, m->key, m->key_n);
     jp_put_tag(c->out, 2, kPbd_WireType_Delimited);
     size_t val = c->out->len;
-    if (!value_value(c, m)) {
+    /* the entry and its Value are message levels (after a failure the
+     * count no longer matters: the conversion stops) */
+    if (!enter_level(c, m) || !enter_level(c, m) || !value_value(c, m)) {
       static const pbd_FieldDef kKey = {.type = kPbd_Type_String};
       prepend_key(c, &kKey, m);
       pbd_Status_PrependPath(c->s, "fields");
       return false;
     }
+    c->depth -= 2;
     jp_end_len(c->out, val);
     jp_end_len(c->out, entry);
   }
@@ -603,11 +613,12 @@ static bool list_values(Ctx *c, const JVal *v) {
   for (const JVal *e = v->first; e; e = e->next, i++) {
     jp_put_tag(c->out, 1, kPbd_WireType_Delimited);
     size_t mark = c->out->len;
-    if (!value_value(c, e)) {
+    if (!enter_level(c, e) || !value_value(c, e)) { /* each Value is a message level */
       prepend_index(c, i);
       pbd_Status_PrependPath(c->s, "values");
       return false;
     }
+    c->depth--;
     jp_end_len(c->out, mark);
   }
   return true;
@@ -638,10 +649,11 @@ static bool value_value(Ctx *c, const JVal *v) {
       bool obj = v->kind == J_Object;
       jp_put_tag(c->out, obj ? 5 : 6, kPbd_WireType_Delimited);
       size_t mark = c->out->len;
-      if (!(obj ? struct_fields(c, v) : list_values(c, v))) {
+      if (!enter_level(c, v) || !(obj ? struct_fields(c, v) : list_values(c, v))) {
         pbd_Status_PrependPath(c->s, obj ? "struct_value" : "list_value");
         return false;
       }
+      c->depth--;
       jp_end_len(c->out, mark);
       return true;
     }
@@ -649,8 +661,29 @@ static bool value_value(Ctx *c, const JVal *v) {
   return false;
 }
 
-/* The fields of a message of type m (no tag, no length) from its JSON form. */
+/* One more message level, as the binary readers count them (the root is
+ * level 0; a map entry and a Struct's or ListValue's values are levels
+ * too); false with the error at v past --max-depth. */
+static bool enter_level(Ctx *c, const JVal *v) {
+  if (c->depth + 1 > c->max_depth)
+    return jp_fail(c, kPbd_Status_MaxDepthExceeded, v->off,
+                   "nesting deeper than %d (--max-depth)", c->max_depth);
+  c->depth++;
+  return true;
+}
+
+static bool message_level(Ctx *c, const pbd_MessageDef *m, const JVal *v);
+
+/* The fields of a message of type m (no tag, no length) from its JSON form:
+ * a level deeper than its parent's. */
 static bool message_value(Ctx *c, const pbd_MessageDef *m, const JVal *v) {
+  if (!enter_level(c, v)) return false;
+  bool ok = message_level(c, m, v);
+  c->depth--;
+  return ok;
+}
+
+static bool message_level(Ctx *c, const pbd_MessageDef *m, const JVal *v) {
   switch (jp_wkt_of(m)) {
     case W_Any: return any_value(c, v);
     case W_Timestamp: return jp_timestamp_value(c, v);
@@ -681,6 +714,12 @@ static bool message_value(Ctx *c, const pbd_MessageDef *m, const JVal *v) {
 
 bool pbd_JsonPb_ToBinary(const pbd_DefPool *pool, const pbd_MessageDef *type, const char *json,
                          size_t n, pbd_Buf *out, pbd_Status *s) {
+  return pbd_JsonPb_ToBinaryDepth(pool, type, json, n, 0, out, s);
+}
+
+bool pbd_JsonPb_ToBinaryDepth(const pbd_DefPool *pool, const pbd_MessageDef *type,
+                              const char *json, size_t n, int max_depth, pbd_Buf *out,
+                              pbd_Status *s) {
   pbd_Status local;
   if (!s) s = &local;
   pbd_Status_Clear(s);
@@ -697,6 +736,9 @@ bool pbd_JsonPb_ToBinary(const pbd_DefPool *pool, const pbd_MessageDef *type, co
   c.s = s;
   c.pool = pool;
   c.out = out;
+  c.max_depth = max_depth > 0 ? max_depth : kPbd_DefaultMaxDepth;
+  if (c.max_depth > kPbd_MaxDepthLimit) c.max_depth = kPbd_MaxDepthLimit;
+  c.depth = -1; /* the root message is level 0 */
   c.arena = pbd_Arena_New();
   if (!c.arena) return jp_oom(&c);
   size_t start = out->len;

@@ -41,6 +41,8 @@ typedef struct {
   pbd_Status *s;
   const pbd_DefPool *pool;
   pbd_Buf *out;
+  int max_depth;    /* --max-depth: message levels (JSON text: 2 * max_depth + 1) */
+  int depth;        /* message levels open now */
   char qbuf[2][96]; /* quoted excerpts for messages */
   int qnext;
 } Ctx;

@@ -328,8 +328,14 @@ static JVal *parse_value(Ctx *c, int depth);
 
 static JVal *parse_container(Ctx *c, int depth, bool is_object) {
   size_t off = pos(c);
-  if (depth + 1 > kPbd_JsonPb_MaxDepth) {
-    jp_fail(c, kPbd_Status_MaxDepthExceeded, off, "nesting deeper than %d", kPbd_JsonPb_MaxDepth);
+  /* A message level takes at most two JSON levels (a repeated field's
+   * array or a map's object, then the message's object), so a text nested
+   * deeper can hold no message within the limit; the walk checks the
+   * message levels themselves (jsonpb.c). */
+  if (depth + 1 > 2 * c->max_depth + 1) {
+    jp_fail(c, kPbd_Status_MaxDepthExceeded, off,
+            "JSON nesting deeper than %d levels, more than --max-depth %d message levels can "
+            "take", 2 * c->max_depth + 1, c->max_depth);
     return NULL;
   }
   JVal *v = new_val(c, is_object ? J_Object : J_Array, off);

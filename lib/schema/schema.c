@@ -54,8 +54,14 @@ void pbd_DefPool_Free(pbd_DefPool *pool) {
   free(pool->enums.data);
   free(pool->exts.data);
   free(pool->table);
+  pbd_Buf_Free(&pool->sets);
   pbd_Arena_Free(pool->arena);
   free(pool);
+}
+
+const uint8_t *pbd_DefPool_DescriptorSetBytes(const pbd_DefPool *pool, size_t *n) {
+  *n = pool->sets.len;
+  return (const uint8_t *)(pool->sets.data ? pool->sets.data : "");
 }
 
 /* ------------------------------------------------------------------------ */
@@ -84,6 +90,34 @@ const pbd_FieldDef *pbd_DefPool_FindFieldByFullName(const pbd_DefPool *pool,
 }
 
 size_t pbd_DefPool_MessageCount(const pbd_DefPool *pool) { return pool->msgs.len; }
+
+/* Whether m is declared directly in scope ("pkg" or "pkg.Outer"; "" for
+ * the top level of a file without a package). */
+static bool declared_in(const pbd_MessageDef *m, const char *scope, size_t n) {
+  const char *name = m->full_name;
+  if (n && (strncmp(name, scope, n) != 0 || name[n] != '.')) return false;
+  return !strchr(name + (n ? n + 1 : 0), '.');
+}
+
+const pbd_MessageDef *pbd_DefPool_FindMessageByIndexes(const pbd_DefPool *pool,
+                                                       const pbd_FileDef *file,
+                                                       const uint32_t *indexes, size_t n) {
+  const char *scope = file->package;
+  size_t scope_len = strlen(scope);
+  const pbd_MessageDef *found = NULL;
+  for (size_t d = 0; d < n; d++) { /* the pool keeps declaration order */
+    uint32_t seen = 0;
+    found = NULL;
+    for (size_t i = 0; i < pool->msgs.len && !found; i++) {
+      const pbd_MessageDef *m = &((const MsgB *)pool->msgs.data[i])->def;
+      if (m->file == file && declared_in(m, scope, scope_len) && seen++ == indexes[d]) found = m;
+    }
+    if (!found) return NULL;
+    scope = found->full_name;
+    scope_len = strlen(scope);
+  }
+  return found;
+}
 
 const pbd_MessageDef *pbd_DefPool_Message(const pbd_DefPool *pool, size_t i) {
   return i < pool->msgs.len ? &((const MsgB *)pool->msgs.data[i])->def : NULL;
@@ -162,185 +196,7 @@ const char *pbd_FieldType_Name(pbd_FieldType t) {
   return "unknown";
 }
 
-/* ------------------------------------------------------------------------ */
-/* Running protoc. */
-
-static char *arena_cat(pbd_Arena *a, const char *x, const char *y) {
-  size_t xl = strlen(x), yl = strlen(y);
-  char *p = pbd_Arena_Malloc(a, xl + yl + 1);
-  if (p) {
-    memcpy(p, x, xl);
-    memcpy(p + xl, y, yl + 1);
-  }
-  return p;
-}
-
-/* Drops "./" prefixes: protoc matches -I directories textually. */
-static const char *skip_dot_slash(const char *p) {
-  while (p[0] == '.' && p[1] == '/') {
-    p += 2;
-    while (*p == '/') p++;
-  }
-  return p;
-}
-
-/* Whether protoc would find `proto` (a path on disk) under directory `dir`. */
-static bool dir_covers(const char *dir, const char *proto) {
-  dir = skip_dot_slash(dir);
-  proto = skip_dot_slash(proto);
-  size_t n = strlen(dir);
-  while (n > 1 && dir[n - 1] == '/') n--;
-  if (n == 0 || (n == 1 && dir[0] == '.')) return proto[0] != '/';
-  if (n == 1 && dir[0] == '/') return proto[0] == '/';
-  return strncmp(dir, proto, n) == 0 && proto[n] == '/';
-}
-
-/* protoc's first error line (from the file its standard error went to),
- * with a hint when an import was not found. */
-static void protoc_failure(const char *what, const char *err_path, pbd_Status *s) {
-  char line[400] = "";
-  FILE *f = fopen(err_path, "r");
-  if (f) {
-    if (!fgets(line, sizeof line, f)) line[0] = '\0';
-    fclose(f);
-  }
-  line[strcspn(line, "\n")] = '\0';
-  bool import = strstr(line, "File not found") || strstr(line, "was not found");
-  pbd_Status_SetError(s, kPbd_Status_BadSchema, "protoc failed on %.200s%s%.300s%s", what,
-                      line[0] ? ": " : "", line,
-                      import ? " (add the directory that holds it with -I DIR)" : "");
-}
-
-/* Runs protoc (core/run.h): false with the status when it cannot run or
- * fails (then with the first line of what it said). */
-static bool run_protoc(char *const argv[], const char *what, const char *err_path,
-                       pbd_Status *s) {
-  pbd_RunIo io = {.stderr_path = err_path};
-  int rc = pbd_Run(argv, &io, "protobuf-compiler", s);
-  if (rc < 0) return false;
-  if (rc != 0) {
-    protoc_failure(what, err_path, s);
-    return false;
-  }
-  return true;
-}
-
-static uint8_t *read_whole(const char *path, size_t *n, pbd_Status *s) {
-  int fd = open(path, O_RDONLY);
-  struct stat st;
-  if (fd < 0 || fstat(fd, &st) != 0) {
-    pbd_Status_SetError(s, kPbd_Status_Io, "cannot read %.300s: %s", path, strerror(errno));
-    if (fd >= 0) close(fd);
-    return NULL;
-  }
-  size_t size = (size_t)st.st_size, len = 0;
-  uint8_t *buf = malloc(size ? size : 1);
-  if (!buf) {
-    close(fd);
-    pbd_Status_SetError(s, kPbd_Status_OutOfMemory, "out of memory reading %.300s", path);
-    return NULL;
-  }
-  while (len < size) {
-    ssize_t k = read(fd, buf + len, size - len);
-    if (k < 0 && errno == EINTR) continue;
-    if (k <= 0) {
-      pbd_Status_SetError(s, kPbd_Status_Io, "cannot read %.300s: %s", path,
-                          k < 0 ? strerror(errno) : "file shrank");
-      free(buf);
-      close(fd);
-      return NULL;
-    }
-    len += (size_t)k;
-  }
-  close(fd);
-  *n = len;
-  return buf;
-}
-
-bool pbd_DefPool_AddProtoFiles(pbd_DefPool *pool, const char *const *protos, size_t nprotos,
-                               const char *const *include_dirs, size_t ninclude,
-                               pbd_Status *s) {
-  pbd_Status dummy;
-  if (!s) s = &dummy;
-  if (nprotos == 0) {
-    pbd_Status_SetError(s, kPbd_Status_Usage, "no .proto file given");
-    return false;
-  }
-  /* Every string of the command line lives in a scratch arena. */
-  pbd_Arena *a = pbd_Arena_New();
-  size_t max = 5 + ninclude + 2 * nprotos + 1;
-  char **argv = a && max < SIZE_MAX / sizeof(char *) ? pbd_Arena_Malloc(a, max * sizeof *argv)
-                                                      : NULL;
-  const char **dirs = argv ? pbd_Arena_Malloc(a, (ninclude + nprotos + 2) * sizeof *dirs) : NULL;
-  if (!dirs) {
-    pbd_Arena_Free(a);
-    return pbd_SchemaPool_Oom(s);
-  }
-  size_t argc = 0, ndirs = 0;
-  bool ok = true;
-  argv[argc++] = "protoc";
-  argv[argc++] = "--include_imports";
-  for (size_t i = 0; i < ninclude; i++) {
-    dirs[ndirs++] = include_dirs[i];
-    ok = ok && (argv[argc++] = arena_cat(a, "-I", include_dirs[i]));
-  }
-  dirs[ndirs++] = "/usr/include";
-  /* protoc refuses an input outside every -I; give such a file its own
-   * directory (only when it exists: else it may name a file relative to
-   * an -I, which protoc also accepts). */
-  for (size_t i = 0; ok && i < nprotos; i++) {
-    bool covered = false;
-    for (size_t j = 0; j < ndirs && !covered; j++) covered = dir_covers(dirs[j], protos[i]);
-    if (covered || access(protos[i], F_OK) != 0) continue;
-    const char *slash = strrchr(protos[i], '/');
-    char *dir = !slash                ? pbd_Arena_Strndup(a, ".", 1)
-                : slash == protos[i] ? pbd_Arena_Strndup(a, "/", 1)
-                                      : pbd_Arena_Strndup(a, protos[i],
-                                                          (size_t)(slash - protos[i]));
-    ok = dir && (argv[argc++] = arena_cat(a, "-I", dir));
-    dirs[ndirs++] = dir;
-  }
-  argv[argc++] = "-I/usr/include";
-  const char *tmpdir = getenv("TMPDIR");
-  char *tmp = arena_cat(a, tmpdir && *tmpdir ? tmpdir : "/tmp", "/pbdiff-protoc-XXXXXX");
-  char *oarg = NULL;
-  char *what = pbd_Arena_Calloc(a, 320);
-  if (!ok || !tmp || !what) {
-    pbd_Arena_Free(a);
-    return pbd_SchemaPool_Oom(s);
-  }
-  for (size_t i = 0; i < nprotos; i++) {
-    size_t used = strlen(what);
-    snprintf(what + used, 320 - used, "%s%s", i ? ", " : "", protos[i]);
-  }
-  int fd = mkstemp(tmp);
-  if (fd < 0) {
-    pbd_Status_SetError(s, kPbd_Status_Io, "cannot create a temporary file in %.300s: %s",
-                        tmpdir && *tmpdir ? tmpdir : "/tmp", strerror(errno));
-    pbd_Arena_Free(a);
-    return false;
-  }
-  close(fd);
-  ok = (oarg = arena_cat(a, "-o", tmp)) != NULL;
-  if (ok) {
-    argv[argc++] = oarg;
-    for (size_t i = 0; i < nprotos; i++) argv[argc++] = (char *)protos[i];
-    argv[argc] = NULL;
-    char *err_path = arena_cat(a, tmp, ".err");
-    ok = err_path && run_protoc(argv, what, err_path, s);
-    if (err_path) unlink(err_path);
-  } else {
-    pbd_SchemaPool_Oom(s);
-  }
-  size_t n = 0;
-  uint8_t *data = ok ? read_whole(tmp, &n, s) : NULL;
-  unlink(tmp);
-  if (data) ok = pbd_DefPool_AddFileDescriptorSet(pool, data, n, what, s);
-  else ok = false;
-  free(data);
-  pbd_Arena_Free(a);
-  return ok;
-}
+/* Running protoc: schema_protoc.c. */
 
 void pbd_FieldDef_PrependPath(const pbd_FieldDef *fd, uint32_t number, uint32_t index,
                               pbd_Status *s) {

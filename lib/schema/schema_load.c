@@ -495,6 +495,10 @@ bool pbd_DefPool_AddFileDescriptorSet(pbd_DefPool *pool, const uint8_t *data, si
       ok = load_file(&l, &f);
     }
   }
+  if (ok) { /* kept whole: FileDescriptorSets concatenated are one */
+    pbd_Buf_Append(&pool->sets, (const char *)(data ? data : kEmpty), data ? size : 0);
+    if (pool->sets.oom) ok = pbd_SchemaPool_Oom(s);
+  }
   if (!ok) {
     pool->files.len = nfiles;
     pool->msgs.len = nmsgs;

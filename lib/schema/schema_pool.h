@@ -81,6 +81,7 @@ struct pbd_DefPool {
   Sym *table;    /* open addressing, linear probing; built by Finalize */
   size_t table_cap;
   bool finalized;
+  pbd_Buf sets;  /* the descriptor sets added, concatenated (for protoc --encode) */
 };
 
 

@@ -12,7 +12,8 @@
 # every 50th price changed, 3 records dropped, r-9 and r-100 written twice.
 # Cases: that pair; the same with --ignore price (fingerprints differ,
 # meanings do not: the batches must count them equal); LEFT against an
-# equal re-encoding (exit 0, no paths, nothing to compare).  The driver's --verbose line must
+# equal re-encoding (exit 0, no paths, nothing to compare); two gRPC corpora
+# with every other message compressed.  The driver's --verbose line must
 # name two worker processes, neither of them the driver.
 set -eu
 P=$1 W=$2
@@ -74,10 +75,37 @@ cmp -s text.dask text.pbdiff && [ $st = 1 ] ||
   { echo "scale: --text (exit $st) is not pbdiff --stat's:"; diff text.pbdiff text.dask | head -6; fail=1; }
 check ignore 1 $C --ignore price left right
 check equal 0 $C left same
+# gRPC shards with compressed messages: hash gives each record's place in
+# the file (the compressed body and its inflated size), which the driver
+# cuts out and inflates (issue 21: it cut at offsets of the inflated bytes)
+w --shards 3 --framing grpc --compress left-grpc
+w --shards 4 --framing grpc --compress --style b --shuffle 5 --change 40 --drop 17 right-grpc
+check grpc 1 -s corpus.desc -t corpus.Record --framing grpc --record-key id left-grpc right-grpc
 grep -q '"paths": \[\]}' equal.dask || { echo "scale: equal: paths not empty"; fail=1; }
 grep -q '"differ": 60,' differ.dask && grep -q '"duplicate_keys_left": 1, "duplicate_keys_right": 2' differ.dask ||
   { echo "scale: differ: not the corpus written (60 pairs with a changed price, duplicate keys 1 and 2)"; cat differ.dask; fail=1; }
 
+# a worker killed while it compares (a wrapper around pbdiff kills its own
+# worker process, once): the same statistics and status, and on standard
+# error one line per task lost with it, no tracebacks (issue 22)
+cat > killer.sh <<KILLER
+#!/bin/sh
+case " \$* " in *" --stat "*) mkdir "$W/killed" 2>/dev/null && { kill -9 \$PPID; sleep 5; } ;; esac
+exec "$P" "\$@"
+KILLER
+chmod +x killer.sh
+st=0
+TMPDIR="$W" "$PY" "$R/scripts/pbdiff-dask.py" --pbdiff "$W/killer.sh" --workers 2 --batch-keys 20 \
+  $C left right > killed.dask 2> killed.err || st=$?
+"$P" -r --stat --format json $C left right > killed.pbdiff 2> /dev/null || true
+lost=$(grep -c '^pbdiff-dask: worker .* lost while comparing keys .*; the task is run again$' killed.err || true)
+others=$(grep -vc -e '^pbdiff-dask: worker .* lost while ' -e '^pbdiff-dask: warning: ' killed.err || true)
+if [ ! -d killed ] || [ $st != 1 ] || ! cmp -s killed.dask killed.pbdiff || [ "$lost" -lt 1 ] ||
+   [ "$others" != 0 ]; then
+  echo "scale: killed worker: exit $st, $lost lines of lost tasks, $others other lines:"
+  sed 's/^/  /' killed.err | head -20; diff killed.pbdiff killed.dask | head -4; fail=1
+fi
+
 secs=$(( $(date +%s) - start ))
-[ $fail -eq 0 ] && echo "scale: the Dask driver on 2 worker processes gives pbdiff's statistics (3 cases, 3000 records, ${secs} s)"
+[ $fail -eq 0 ] && echo "scale: the Dask driver on 2 worker processes gives pbdiff's statistics (4 cases and a killed worker, 3000 records, ${secs} s)"
 exit $fail

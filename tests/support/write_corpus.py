@@ -12,7 +12,8 @@ round-robin after any shuffle: part-00000.bin, ...).  Options:
   --style a|b       a: fields in number order, minimal varints, each
                     sub-message in one piece; b: fields in reverse order,
                     non-minimal varints, the header written in two parts
-  --framing F       delimited (varint length, default) or tfrecord
+  --framing F       delimited (varint length, default), tfrecord or grpc
+  --compress        with grpc: every other message gzip-compressed (flag 1)
   --shuffle SEED    the records in a random order
   --change K[:R]    price + 1 in every K-th record (from R, default 0)
   --drop I,J,...    leave these records out
@@ -105,13 +106,15 @@ def main():
     p.add_argument("--duplicate", type=int, action="append", default=[])
     p.add_argument("--noise", type=int)
     p.add_argument("--shards", type=int, default=0)
+    p.add_argument("--compress", action="store_true")
     args = p.parse_args()
     rng = random.Random(args.noise) if args.noise is not None else None
     drop = {int(x) for x in args.drop.split(",") if x}
     order = [i for i in range(args.count) if i not in drop] + args.duplicate
     if args.shuffle is not None:
         random.Random(args.shuffle).shuffle(order)
-    frames = [frame_bytes(args.framing, record(i, args, rng)) for i in order]
+    frames = [frame_bytes(args.framing, record(i, args, rng), args.compress and k % 2 == 0)
+              for k, i in enumerate(order)]
     if not args.shards:
         with open(args.out, "wb") as f:
             f.write(b"".join(frames))

@@ -4,7 +4,9 @@ an independent writer (Python's standard library only) of what pbdiff reads.
 
   write_framed.py FRAMING OUT MESSAGE...
 
-FRAMING is delimited, tfrecord, grpc, confluent or confluent-value; each
+FRAMING is delimited, tfrecord, grpc, confluent, confluent-value or
+confluent-keyed (a MESSAGE "KEY|VALUE", KEY "-" for none, VALUE as for
+confluent); each
 MESSAGE is hex digits (may be empty: ""); for grpc a MESSAGE written "z:HEX"
 is gzip-compressed with the compressed flag set.  A TFRecord's CRCs are
 CRC-32C computed here by table.
@@ -14,7 +16,8 @@ kcat -f '%R%s' writes) and confluent-value (one value, no length), a MESSAGE
 is "ID/INDEXES:HEX": the schema id, then the message indexes separated by
 commas, written as the Confluent serializer does (the single byte 0 for
 [0], else a zigzag varint count and zigzag varint indexes): "7/0:0801",
-"9/1,0:0802".  confluent-value takes one MESSAGE."""
+"9/1,0:0802"; "tombstone" (a length of -1, no value) and "empty" (a length of
+0) are records without a value.  confluent-value takes one MESSAGE."""
 import gzip
 import struct
 import sys
@@ -63,8 +66,14 @@ def confluent_value(arg):
 
 
 def frame(framing, arg):
+    if framing == "confluent-keyed":  # "KEY|VALUE": kcat -f '%K%k%R%s'; KEY "-" for none
+        key, value = arg.split("|", 1)
+        head = struct.pack(">i", -1) if key == "-" else struct.pack(">I", len(key)) + key.encode()
+        return head + frame("confluent", value)
     if framing == "confluent":
-        value = confluent_value(arg)
+        if arg == "tombstone":  # kcat's %R of a record without a value: -1
+            return struct.pack(">i", -1)
+        value = b"" if arg == "empty" else confluent_value(arg)
         return struct.pack(">I", len(value)) + value
     if framing == "confluent-value":
         return confluent_value(arg)

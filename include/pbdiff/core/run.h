@@ -13,14 +13,26 @@
 extern "C" {
 #endif
 
-/* Where the program's standard streams go; NULL members inherit ours. */
+/* Where the program's standard streams go; NULL or 0 members inherit ours.
+ * Output goes to descriptors, never to files opened by name: a name in a
+ * shared temporary directory can be a symbolic link planted by another
+ * user (pbd_Run_TempFile makes a file that has no name at all). */
 typedef struct {
   const char *stdin_path;   /* a file to read from, or NULL */
-  const char *stdout_path;  /* a file to write to (truncated), or NULL */
-  const char *stderr_path;  /* a file to write to (truncated), or NULL */
-  pbd_Buf *capture;         /* standard output into this buffer (stdout_path NULL) */
-  bool quiet;               /* standard error (unless stderr_path) and input to /dev/null */
+  int stdin_fd;             /* or a descriptor (> 0) to read from, from its offset */
+  int stdout_fd;            /* a descriptor (> 0) to write to, or 0 */
+  int stderr_fd;            /* a descriptor (> 0) to write to, or 0 */
+  pbd_Buf *capture;         /* standard output into this buffer (stdout_fd 0) */
+  bool quiet;               /* standard error (unless stderr_fd) and input to /dev/null */
 } pbd_RunIo;
+
+/* A new temporary file in $TMPDIR (else /tmp), open for reading and
+ * writing, close-on-exec, and already unlinked: only its descriptor reaches
+ * it.  -1 with an Io status when it cannot be made. */
+int pbd_Run_TempFile(pbd_Status *s);
+/* All of a file, from its start, appended to out (false on a read error or
+ * out of memory). */
+bool pbd_Run_ReadFd(int fd, pbd_Buf *out);
 
 /* Runs argv[0], found on PATH, with argv and waits for it.  Returns its exit
  * status (0 to 255), or -1 with the status set when it could not be started

@@ -42,6 +42,7 @@ typedef struct {
   const pbd_FieldDef *fields[kPbd_MaxRecordKeyDepth];
   size_t depth;
   char name[256];   /* as written in the spec: "header.request_id" */
+  bool kafka_key;   /* "kafka-key": the record's Kafka key, not a field (depth 0) */
 } pbd_RecordKeyPath;
 
 typedef struct {
@@ -50,7 +51,9 @@ typedef struct {
 } pbd_RecordKey;
 
 /* Reads a key spec, `PATH[+PATH...]`, each PATH field names (or numbers
- * without a schema) joined by '.'.  Every field on a path but the last must
+ * without a schema) joined by '.', or `kafka-key`: the Kafka key that the
+ * framing confluent-keyed carries with each record (no field name holds a
+ * '-').  Every field on a path but the last must
  * be a singular message field, the last a singular scalar, string or bytes
  * field.  false with a usage error naming what is wrong. */
 bool pbd_RecordKey_Parse(const pbd_MessageDef *type, const char *spec, pbd_RecordKey *k,
@@ -63,6 +66,16 @@ bool pbd_RecordKey_Parse(const pbd_MessageDef *type, const char *spec, pbd_Recor
 bool pbd_RecordKey_Read(const pbd_RecordKey *k, const pbd_MessageDef *type, const uint8_t *buf,
                         size_t begin, size_t end, pbd_Hash128 hash, const pbd_ReadOptions *o,
                         pbd_Arena *scratch, pbd_Buf *out, pbd_Status *s);
+/* Whether the spec names the Kafka key. */
+bool pbd_RecordKey_UsesKafkaKey(const pbd_RecordKey *k);
+/* pbd_RecordKey_Read with the record's Kafka key: its bytes, or NULL for a
+ * record without one (`kafka-key=null`); a kafka-key path reads as
+ * `kafka-key="user-1"`. */
+bool pbd_RecordKey_ReadWithKafkaKey(const pbd_RecordKey *k, const pbd_MessageDef *type,
+                                    const uint8_t *buf, size_t begin, size_t end,
+                                    pbd_Hash128 hash, const pbd_ReadOptions *o,
+                                    const pbd_StrView *kafka_key, pbd_Arena *scratch,
+                                    pbd_Buf *out, pbd_Status *s);
 
 /* ---- The join ---------------------------------------------------------------- */
 

@@ -10,8 +10,13 @@
  *              big-endian length before each message; a message whose flag is
  *              1 is gzip-compressed
  *   confluent  Kafka values in the Confluent Schema Registry wire format, each
- *              after a u32 big-endian length (as `kcat -f '%R%s'` writes them)
+ *              after a u32 big-endian length (as `kcat -f '%R%s'` writes them);
+ *              a length of -1 (0xffffffff) is a tombstone, a record without a
+ *              value, and a length of 0 an empty value
  *   confluent-value  the whole input is one such value, without a length
+ *   confluent-keyed  Kafka records with their keys, as `kcat -f '%K%k%R%s'`
+ *              writes them: the key's length (u32 big-endian, -1 for no key),
+ *              the key, then the value as in confluent
  *
  * A Confluent value is the magic byte 0x00, the schema id (u32 big-endian),
  * the message-index list, then the message: the list is a zigzag varint
@@ -41,6 +46,7 @@ typedef enum {
   kPbd_Framing_Grpc,
   kPbd_Framing_Confluent,      /* u32 big-endian length, then a Confluent value */
   kPbd_Framing_ConfluentValue, /* one Confluent value, the whole input */
+  kPbd_Framing_ConfluentKeyed, /* a Kafka key, then a length and a Confluent value */
 } pbd_Framing;
 
 /* The framing of a name ("delimited", "tfrecord", "grpc", "confluent",
@@ -62,16 +68,42 @@ bool pbd_Input_SplitFramed(pbd_Framing f, const uint8_t *data, size_t size, size
  * framings, the schema id and the message-index path (the indexes of the
  * message type in the schema's file: [0] the first top-level message,
  * [1, 0] the first nested type of the second). */
+/* What a Kafka record holds as its value: a Confluent value, nothing (a
+ * tombstone: kcat writes its length as -1, 0xffffffff) or an empty value
+ * (length 0).  A record without a value is an empty message with no
+ * schema id and no indexes. */
+typedef enum {
+  kPbd_RecordValue_Present = 0,
+  kPbd_RecordValue_Tombstone,
+  kPbd_RecordValue_Empty,
+} pbd_RecordValue;
+
 typedef struct {
   uint32_t schema_id;
   size_t first_index;  /* its path: indexes[first_index, first_index + index_count) */
-  size_t index_count;  /* at least 1 (the single 0x00 byte is [0]) */
+  size_t index_count;  /* at least 1 (the single 0x00 byte is [0]); 0 without a value */
+  pbd_RecordValue value;
+  bool has_key;        /* confluent-keyed: the record's Kafka key is */
+  size_t key_begin, key_size; /* base[key_begin, key_begin + key_size); none if !has_key */
 } pbd_RecordMeta;
+
+/* Where a record's bytes stand in the input that was split, when the
+ * spans are not there (gRPC: the messages were written into the inflated
+ * buffer): its body's range, and whether that body is gzip-compressed (its
+ * span's size is then the inflated size). */
+typedef struct {
+  size_t begin, end;
+  bool compressed;
+} pbd_SourceSpan;
 
 typedef struct {
   pbd_RecordMeta *records; /* one per span, or NULL: the framing carries none */
   uint32_t *indexes;       /* every record's message indexes, one path after another */
   size_t nindexes;
+  pbd_SourceSpan *sources; /* one per span when the spans are in an inflated
+                              buffer, else NULL (they are in the input) */
+  const uint8_t *base;     /* the input split: where the Kafka keys are */
+  bool keyed;              /* the framing carries Kafka keys (has_key says which) */
 } pbd_FramedMeta;
 
 /* pbd_Input_SplitFramed, and when meta is not NULL, each record's metadata
@@ -82,10 +114,17 @@ bool pbd_Input_SplitFramedMeta(pbd_Framing f, const uint8_t *data, size_t size, 
                                pbd_FramedMeta *meta, pbd_Status *s);
 void pbd_FramedMeta_Free(pbd_FramedMeta *meta);
 
-/* Whether two records' metadata differ (schema id or index path), and one
- * record's as text: "schema id 7, message indexes [1, 0]". */
+/* Whether two records' metadata differ (schema id, index path, or whether
+ * there is a value), and one record's as text: "schema id 7, message indexes
+ * [1, 0]", "a tombstone (no value)", "an empty value". */
 bool pbd_RecordMeta_Differ(const pbd_FramedMeta *a, size_t i, const pbd_FramedMeta *b, size_t j);
 void pbd_RecordMeta_Format(pbd_Buf *out, const pbd_FramedMeta *m, size_t i);
+/* For confluent-keyed: whether two records' Kafka keys differ, and one
+ * record's key as text (`key "user-1"`, bytes quoted as text format quotes
+ * them, or `no key`). */
+bool pbd_RecordMeta_KeysDiffer(const pbd_FramedMeta *a, size_t i, const pbd_FramedMeta *b,
+                               size_t j);
+void pbd_RecordMeta_FormatKey(pbd_Buf *out, const pbd_FramedMeta *m, size_t i);
 
 /* CRC-32C (Castagnoli) of n bytes, and TFRecord's masked form of a CRC. */
 uint32_t pbd_Crc32c(const uint8_t *p, size_t n);

@@ -17,6 +17,7 @@ typedef struct {
   const uint8_t *data;  /* size bytes; never NULL after a successful open */
   size_t size;
   int kind_;            /* internal: how to release */
+  int slot_;            /* internal: the mapping's place in the SIGBUS registry */
 } pbd_Input;
 
 /* Opens `path` ("-" for standard input).  Returns false with an Io status
@@ -29,6 +30,17 @@ bool pbd_Input_Open(pbd_Input *in, const char *path, pbd_Status *s);
 /* pbd_Input_Open with a limit: an input over max_bytes is an error. */
 bool pbd_Input_OpenMax(pbd_Input *in, const char *path, size_t max_bytes, pbd_Status *s);
 void pbd_Input_Close(pbd_Input *in);
+/* A regular file is mapped; if another process truncates it while it is
+ * mapped, reading past its new end would raise SIGBUS.  pbdiff's handler
+ * (installed by the first mapping) turns the rest of the mapping into zero
+ * bytes instead and marks the input: the comparison then reads zeros,
+ * so a caller checks pbd_Input_WasTruncated before trusting a result. */
+bool pbd_Input_WasTruncated(const pbd_Input *in);
+/* A function for the handler to call with the input's name when it finds
+ * one cut short (NULL: none).  It runs in the signal handler, so it may only
+ * do what is async-signal-safe (write(2), _exit(2)); the pbdiff command's
+ * writes one line and exits with status 2. */
+void pbd_Input_OnTruncated(void (*fn)(const char *name));
 /* The name to show in messages: the path, or "standard input" for "-". */
 const char *pbd_Input_DisplayName(const pbd_Input *in);
 

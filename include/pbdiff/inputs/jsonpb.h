@@ -5,7 +5,10 @@
  *
  * The JSON is read strictly (RFC 8259): one value with only whitespace
  * around it, no comments, no trailing commas, no duplicate keys, strings in
- * valid UTF-8, containers nested at most kPbd_JsonPb_MaxDepth deep.  Object
+ * valid UTF-8.  Messages nest at most max_depth levels (--max-depth, as in
+ * every reader: the root is level 0), and JSON containers at most
+ * 2 * max_depth + 1 (a message level takes two at most: an array or a
+ * map's object, and the message's object).  Object
  * keys name fields by json_name or by their proto name ("[full.name]" for an
  * extension); an unknown key is an error.  The well-known types take their
  * special forms (Any, Timestamp, Duration, FieldMask, Struct, Value,
@@ -24,7 +27,9 @@
 extern "C" {
 #endif
 
-/* Arrays and objects nested deeper than this are an error. */
+/* The nesting limit of pbd_JsonPb_ToBinary: kPbd_DefaultMaxDepth message
+ * levels (kept for callers of the old name; pbd_JsonPb_ToBinaryDepth takes
+ * any limit). */
 enum { kPbd_JsonPb_MaxDepth = 100 };
 
 /* Converts protobuf JSON text for message `type` into the protobuf binary
@@ -45,6 +50,12 @@ enum { kPbd_JsonPb_MaxDepth = 100 };
  * on failure out keeps the length it had on entry. */
 bool pbd_JsonPb_ToBinary(const pbd_DefPool *pool, const pbd_MessageDef *type, const char *json,
                          size_t n, pbd_Buf *out, pbd_Status *s);
+/* The same with a nesting limit of max_depth message levels (<= 0: the
+ * default, kPbd_DefaultMaxDepth; at most kPbd_MaxDepthLimit), as
+ * pbd_ReadOptions.max_depth gives the binary readers. */
+bool pbd_JsonPb_ToBinaryDepth(const pbd_DefPool *pool, const pbd_MessageDef *type,
+                              const char *json, size_t n, int max_depth, pbd_Buf *out,
+                              pbd_Status *s);
 
 #ifdef __cplusplus
 }

@@ -171,6 +171,10 @@ bool pbd_DefPool_AddFileDescriptorSet(pbd_DefPool *pool, const uint8_t *data, si
 bool pbd_DefPool_AddProtoFiles(pbd_DefPool *pool, const char *const *protos, size_t nprotos,
                                const char *const *include_dirs, size_t ninclude,
                                pbd_Status *s);
+/* The descriptor sets added so far (those AddProtoFiles compiled included),
+ * concatenated: one serialized FileDescriptorSet holding every file, as
+ * protoc --descriptor_set_in reads it.  *n gets its size; never NULL. */
+const uint8_t *pbd_DefPool_DescriptorSetBytes(const pbd_DefPool *pool, size_t *n);
 
 /* Resolves type names, attaches extensions to their extendees, sorts fields
  * and builds lookups.  Must be called once after the last Add and before
@@ -188,6 +192,14 @@ const pbd_FieldDef *pbd_DefPool_FindFieldByFullName(const pbd_DefPool *pool,
 /* Number of messages in the pool, and the i-th (in load order): lets the CLI
  * guess a type when the schema has exactly one top-level candidate. */
 size_t pbd_DefPool_MessageCount(const pbd_DefPool *pool);
+/* The message type of `file` at an index path, as the Confluent Schema
+ * Registry names one: indexes[0] the top-level message in declaration
+ * order, each next index a nested type of the one before ([1, 0]: the
+ * first nested type of the second message).  NULL when the path names
+ * none. */
+const pbd_MessageDef *pbd_DefPool_FindMessageByIndexes(const pbd_DefPool *pool,
+                                                       const pbd_FileDef *file,
+                                                       const uint32_t *indexes, size_t n);
 const pbd_MessageDef *pbd_DefPool_Message(const pbd_DefPool *pool, size_t i);
 
 /* The field with this number (by_number, else a binary search over

@@ -179,8 +179,50 @@ START_TEST(confluent_errors) {
   const uint8_t negidx[] = {0, 0, 0, 0, 1, 0x02, 0x03};
   expect_error(kPbd_Framing_ConfluentValue, negidx, sizeof negidx,
                "record 0: message index -2 out of range", 6);
-  expect_error(kPbd_Framing_ConfluentValue, negidx, 0,
-               "record 0: Confluent header cut short (0 of at least 6 bytes)", 0);
+  const uint8_t one[] = {0};
+  expect_error(kPbd_Framing_ConfluentValue, one, sizeof one,
+               "record 0: Confluent header cut short (1 of at least 6 bytes)", 0);
+}
+END_TEST
+
+/* Records without a value, as kcat writes them: a tombstone's length is -1
+ * (0xffffffff), an empty value's 0; both are empty spans, told apart in the
+ * metadata (issue 23: they read as "4294967295 bytes runs past the end" and
+ * "Confluent header cut short"). */
+START_TEST(confluent_records_without_a_value) {
+  const uint8_t buf[] = {0xff, 0xff, 0xff, 0xff, 0, 0, 0, 0,
+                         0, 0, 0, 7, 0, 0, 0, 0, 7, 0, 0x08};
+  size_t *b = NULL, *e = NULL, count = 0;
+  pbd_FramedMeta m = {0};
+  pbd_Status s;
+  pbd_Status_Clear(&s);
+  ck_assert_msg(pbd_Input_SplitFramedMeta(kPbd_Framing_Confluent, buf, sizeof buf, 0, NULL, &b,
+                                          &e, &count, &m, &s), "%s", s.msg);
+  ck_assert_uint_eq(count, 3);
+  ck_assert_uint_eq(b[0], e[0]);
+  ck_assert_uint_eq(b[1], e[1]);
+  ck_assert_uint_eq(b[2], 18);
+  ck_assert_int_eq(m.records[0].value, kPbd_RecordValue_Tombstone);
+  ck_assert_int_eq(m.records[1].value, kPbd_RecordValue_Empty);
+  ck_assert_int_eq(m.records[2].value, kPbd_RecordValue_Present);
+  ck_assert(pbd_RecordMeta_Differ(&m, 0, &m, 1));
+  ck_assert(!pbd_RecordMeta_Differ(&m, 0, &m, 0));
+  pbd_Buf t = {0};
+  pbd_RecordMeta_Format(&t, &m, 0);
+  pbd_Buf_AppendStr(&t, "; ");
+  pbd_RecordMeta_Format(&t, &m, 1);
+  ck_assert_str_eq(t.data, "a tombstone (no value); an empty value");
+  pbd_Buf_Free(&t);
+  pbd_FramedMeta_Free(&m);
+  free(b), free(e);
+  /* one value saved to a file, empty */
+  b = e = NULL;
+  ck_assert(pbd_Input_SplitFramedMeta(kPbd_Framing_ConfluentValue, buf, 0, 0, NULL, &b, &e,
+                                      &count, &m, &s));
+  ck_assert_uint_eq(count, 1);
+  ck_assert_int_eq(m.records[0].value, kPbd_RecordValue_Empty);
+  pbd_FramedMeta_Free(&m);
+  free(b), free(e);
 }
 END_TEST
 
@@ -205,6 +247,7 @@ int main(void) {
   tcase_add_test(t, grpc_spans);
   tcase_add_test(t, confluent_spans_and_metadata);
   tcase_add_test(t, confluent_errors);
+  tcase_add_test(t, confluent_records_without_a_value);
   tcase_add_test(t, framing_names);
   suite_add_tcase(s, t);
   return tu_main(s);

@@ -315,40 +315,66 @@ START_TEST(error_utf8) {
 }
 END_TEST
 
-/* kPbd_JsonPb_MaxDepth levels of objects or arrays read; one more fails. */
+/* Message levels under the root: --max-depth of them read, one more fails,
+ * at the default (100) and at the largest limit (1000) alike, exactly where
+ * the binary readers draw the line (issue 22: JSON was held at 100 levels
+ * whatever --max-depth said). */
+static void nested_inner(pbd_Buf *j, int levels) { /* objects, the root included */
+  pbd_Buf_AppendStr(j, "{\"inner\": ");
+  for (int i = 2; i < levels; i++) pbd_Buf_AppendStr(j, "{\"child\": ");
+  pbd_Buf_AppendStr(j, "{}");
+  for (int i = 1; i < levels; i++) pbd_Buf_AppendChar(j, '}');
+}
+
+static bool tree_reads(const pbd_MessageDef *m, const pbd_Buf *bin, int max_depth) {
+  pbd_ReadOptions o = tu_jsonpb_tree_opts(tu_jsonpb_pool());
+  o.max_depth = max_depth;
+  pbd_Arena *arena = pbd_Arena_New();
+  pbd_Status s;
+  bool ok = pbd_Tree_Parse(m, (const uint8_t *)bin->data, 0, bin->len, &o, arena, &s) != NULL;
+  pbd_Arena_Free(arena);
+  return ok;
+}
+
 START_TEST(error_depth) {
   const pbd_MessageDef *m = tu_jsonpb_type("sem3.M");
-  for (int extra = 0; extra <= 1; extra++) {
-    int levels = kPbd_JsonPb_MaxDepth + extra; /* objects, the root included */
-    pbd_Buf j = {0};
-    pbd_Buf_AppendStr(&j, "{\"inner\": ");
-    for (int i = 2; i < levels; i++) pbd_Buf_AppendStr(&j, "{\"child\": ");
-    pbd_Buf_AppendStr(&j, "{}");
-    for (int i = 1; i < levels; i++) pbd_Buf_AppendChar(&j, '}');
-    pbd_Buf out = {0};
-    pbd_Status s;
-    bool ok = pbd_JsonPb_ToBinary(tu_jsonpb_pool(), m, j.data, j.len, &out, &s);
-    if (extra == 0) {
-      ck_assert_msg(ok, "%s", s.msg);
-      /* The tree reader's default limit takes what this reader takes. */
-      pbd_ReadOptions o = tu_jsonpb_tree_opts(tu_jsonpb_pool());
-      pbd_Arena *arena = pbd_Arena_New();
-      ck_assert_msg(pbd_Tree_Parse(m, (const uint8_t *)out.data, 0, out.len, &o, arena, &s), "%s",
-                    s.msg);
-      pbd_Arena_Free(arena);
-    } else {
-      ck_assert(!ok);
-      ck_assert_int_eq(s.code, kPbd_Status_MaxDepthExceeded);
-      char want[64];
-      size_t off = strlen("{\"inner\": ") + (size_t)(levels - 2) * strlen("{\"child\": ");
-      snprintf(want, sizeof want, "line 1, column %zu: nesting deeper than 100", off + 1);
-      ck_assert_str_eq(s.msg, want);
-      ck_assert_uint_eq(s.offset, off);
+  static const int kLimits[] = {100, 1000};
+  for (int k = 0; k < 2; k++) {
+    int max = kLimits[k];
+    for (int extra = 0; extra <= 1; extra++) {
+      int levels = max + 1 + extra;
+      pbd_Buf j = {0}, out = {0};
+      nested_inner(&j, levels);
+      pbd_Status s;
+      bool ok = max == 100 ? pbd_JsonPb_ToBinary(tu_jsonpb_pool(), m, j.data, j.len, &out, &s)
+                           : pbd_JsonPb_ToBinaryDepth(tu_jsonpb_pool(), m, j.data, j.len, max,
+                                                      &out, &s);
+      if (extra == 0) {
+        ck_assert_msg(ok, "%d: %s", max, s.msg);
+        ck_assert_msg(tree_reads(m, &out, max), "the tree reader refuses %d levels", max);
+      } else {
+        ck_assert(!ok);
+        ck_assert_int_eq(s.code, kPbd_Status_MaxDepthExceeded);
+        char want[96];
+        size_t off = strlen("{\"inner\": ") + (size_t)(levels - 2) * strlen("{\"child\": ");
+        snprintf(want, sizeof want, "line 1, column %zu: nesting deeper than %d (--max-depth)",
+                 off + 1, max);
+        ck_assert_str_eq(s.msg, want);
+        ck_assert_uint_eq(s.offset, off);
+        /* the same message in binary, read with one level more, is refused
+         * by the tree reader at this limit too */
+        if (max < kPbd_MaxDepthLimit) {
+          pbd_Buf_Truncate(&out, 0);
+          ck_assert(pbd_JsonPb_ToBinaryDepth(tu_jsonpb_pool(), m, j.data, j.len, max + 1, &out, &s));
+          ck_assert(!tree_reads(m, &out, max));
+        }
+      }
+      pbd_Buf_Free(&out);
+      pbd_Buf_Free(&j);
     }
-    pbd_Buf_Free(&out);
-    pbd_Buf_Free(&j);
   }
-  /* Arrays count too (a Value holding lists). */
+  /* JSON text nested past what any message within the limit takes (two
+   * JSON levels per message level, plus the root) stops while reading */
   pbd_Buf j = {0};
   pbd_Buf_AppendStr(&j, "{\"val\": ");
   for (int i = 0; i < 200000; i++) pbd_Buf_AppendChar(&j, '[');
@@ -356,7 +382,18 @@ START_TEST(error_depth) {
   pbd_Status s;
   ck_assert(!pbd_JsonPb_ToBinary(tu_jsonpb_pool(), tu_jsonpb_type("jsonpb_test.W"), j.data, j.len, &out, &s));
   ck_assert_int_eq(s.code, kPbd_Status_MaxDepthExceeded);
-  ck_assert_str_eq(s.msg, "line 1, column 108: nesting deeper than 100");
+  ck_assert_str_eq(s.msg, "line 1, column 209: JSON nesting deeper than 201 levels, more than "
+                          "--max-depth 100 message levels can take");
+  /* a Value's lists are message levels: Value, ListValue, Value, ... */
+  pbd_Buf_Truncate(&j, 0);
+  pbd_Buf_AppendStr(&j, "{\"val\": ");
+  for (int i = 0; i < 60; i++) pbd_Buf_AppendChar(&j, '[');
+  for (int i = 0; i < 60; i++) pbd_Buf_AppendChar(&j, ']');
+  pbd_Buf_AppendChar(&j, '}');
+  ck_assert(!pbd_JsonPb_ToBinary(tu_jsonpb_pool(), tu_jsonpb_type("jsonpb_test.W"), j.data, j.len, &out, &s));
+  ck_assert_int_eq(s.code, kPbd_Status_MaxDepthExceeded);
+  ck_assert(pbd_JsonPb_ToBinaryDepth(tu_jsonpb_pool(), tu_jsonpb_type("jsonpb_test.W"), j.data,
+                                     j.len, 200, &out, &s));
   pbd_Buf_Free(&out);
   pbd_Buf_Free(&j);
 }
