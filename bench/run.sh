@@ -30,7 +30,7 @@ mkdir -p "$D"
 TF=$D/time.out
 trap 'rm -f "$D/a.txt" "$D/b.txt" "$TF"' EXIT
 
-for tool in python3 protoc /usr/bin/time cmp diff timeout g++ pkg-config; do
+for tool in /usr/bin/python3 protoc /usr/bin/time cmp diff timeout g++ pkg-config; do
   command -v "$tool" >/dev/null || { echo "bench: $tool is missing (make deps installs it)" >&2; exit 2; }
 done
 
@@ -59,9 +59,9 @@ fi
 export DESC=$D/onnx.desc
 protoc --include_imports -I/usr/include -o "$DESC" onnx/onnx.proto
 
-python3 "$here/gen_onnx.py" --selftest >/dev/null ||
+/usr/bin/python3 "$here/gen_onnx.py" --selftest >/dev/null ||
   { echo "bench: gen_onnx.py --selftest failed: the re-encodings would not be equal" >&2; exit 1; }
-python3 "$here/gen_onnx.py" --dir "$D" --seed "$SEED" --scale "$SCALE" >&2
+/usr/bin/python3 "$here/gen_onnx.py" --dir "$D" --seed "$SEED" --scale "$SCALE" >&2
 sync # no write-back of fresh inputs under the first figures
 cat "$D"/*.onnx >/dev/null # into the page cache: every figure reads from memory
 
@@ -172,8 +172,8 @@ CORPUS_N=$(awk -v s="$SCALE" 'BEGIN { printf "%d", 1000000 * s }')
 export CDESC=$D/corpus.desc
 protoc --include_imports -I"$here/../testdata/proto" -o "$CDESC" "$here/../testdata/proto/corpus.proto"
 if [ ! -s "$D/c.left.bin" ] || [ "$(cat "$D/c.count" 2>/dev/null)" != "$CORPUS_N" ]; then
-  python3 "$here/../tests/support/write_corpus.py" --count "$CORPUS_N" "$D/c.left.bin"
-  python3 "$here/../tests/support/write_corpus.py" --count "$CORPUS_N" --style b \
+  /usr/bin/python3 "$here/../tests/support/write_corpus.py" --count "$CORPUS_N" "$D/c.left.bin"
+  /usr/bin/python3 "$here/../tests/support/write_corpus.py" --count "$CORPUS_N" --style b \
     --shuffle "$SEED" --change 1000:7 "$D/c.right.bin"
   echo "$CORPUS_N" >"$D/c.count"
 fi

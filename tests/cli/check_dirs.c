@@ -335,13 +335,13 @@ START_TEST(json_shape) {
       "assert paths == sorted(paths, key=lambda p: p.encode())\n"
       "print(' '.join(f['status'] for f in r['files']))\n";
   put_bytes("check.py", kCheck, sizeof kCheck - 1);
-  r = tu_sh("\"$P\" -r --format json " S3 "L R > out.json 2>/dev/null; python3 check.py out.json no full");
+  r = tu_sh("\"$P\" -r --format json " S3 "L R > out.json 2>/dev/null; /usr/bin/python3 check.py out.json no full");
   EXPECT(r, 0, "error equal equal only-right only-right equal differ only-left\n");
   r = tu_sh("\"$P\" -r --summary --format json " S3 "L R > out.json 2>/dev/null; "
-         "python3 check.py out.json no summary");
+         "/usr/bin/python3 check.py out.json no summary");
   EXPECT(r, 0, "error equal equal only-right only-right equal differ only-left\n");
   ck_assert_int_eq(tu_sh("rm L/bad.pb")->rc, 0);
-  r = tu_sh("\"$P\" -r --format json " S3 "L L > out.json; echo $?; python3 check.py out.json equal full");
+  r = tu_sh("\"$P\" -r --format json " S3 "L L > out.json; echo $?; /usr/bin/python3 check.py out.json equal full");
   EXPECT(r, 0, "0\nequal equal equal equal equal\n");
   /* empty trees */
   ck_assert_int_eq(tu_sh("mkdir E1 E2")->rc, 0);
@@ -401,7 +401,7 @@ START_TEST(junit_tree) {
       "    </testcase>\n"
       "  </testsuite>\n"
       "</testsuites>\n");
-  r = tu_sh("\"$P\" -r --format junit " S3 "L R > j.xml 2>/dev/null; echo $?; python3 junit.py j.xml body");
+  r = tu_sh("\"$P\" -r --format junit " S3 "L R > j.xml 2>/dev/null; echo $?; /usr/bin/python3 junit.py j.xml body");
   EXPECT(r, 0,
          "2\n"
          "tests=8 failures=4 errors=1\n"
@@ -418,13 +418,13 @@ START_TEST(junit_tree) {
   r = tu_sh("command -v xmllint >/dev/null || exit 0; xmllint --noout j.xml");
   EXPECT(r, 0, "");
   /* L against itself: only the malformed file fails */
-  r = tu_sh("\"$P\" -r --format junit " S3 "L L > j.xml 2>/dev/null; echo $?; python3 junit.py j.xml");
+  r = tu_sh("\"$P\" -r --format junit " S3 "L L > j.xml 2>/dev/null; echo $?; /usr/bin/python3 junit.py j.xml");
   EXPECT(r, 0,
          "2\ntests=6 failures=0 errors=1\nbad.pb error\neq.pb pass\nlnk.pb pass\n"
          "sub/deep/re.pb pass\nsub/diff.pb pass\nsub/left_only.pb pass\n");
   /* all equal: no failures */
   ck_assert_int_eq(tu_sh("rm L/bad.pb")->rc, 0);
-  r = tu_sh("\"$P\" -r --format junit " S3 "L L > j.xml; echo $?; python3 junit.py j.xml");
+  r = tu_sh("\"$P\" -r --format junit " S3 "L L > j.xml; echo $?; /usr/bin/python3 junit.py j.xml");
   EXPECT(r, 0,
          "0\ntests=5 failures=0 errors=0\neq.pb pass\nlnk.pb pass\n"
          "sub/deep/re.pb pass\nsub/diff.pb pass\nsub/left_only.pb pass\n");
@@ -447,7 +447,7 @@ START_TEST(junit_tree) {
          "    </testcase>\n");
   /* empty trees: an empty suite */
   ck_assert_int_eq(tu_sh("mkdir E1 E2")->rc, 0);
-  r = tu_sh("\"$P\" -r --format junit E1 E2 > j.xml; echo $?; python3 junit.py j.xml");
+  r = tu_sh("\"$P\" -r --format junit E1 E2 > j.xml; echo $?; /usr/bin/python3 junit.py j.xml");
   EXPECT(r, 0, "0\ntests=0 failures=0 errors=0\n");
 }
 END_TEST
@@ -462,7 +462,7 @@ START_TEST(junit_escaping) {
   put("A/caf\303\251.pb", "52 03 3c 26 3e");             /* str: "<&>" */
   put("B/caf\303\251.pb", "52 05 5d 5d 3e 0a 22");       /* str: "]]>\n\"" */
   put("A/\357\277\276.pb", "08 01");                     /* U+FFFE */
-  const Run *r = tu_sh("\"$P\" -r --format junit " S3 "A B > j.xml; echo $?; python3 junit.py j.xml body");
+  const Run *r = tu_sh("\"$P\" -r --format junit " S3 "A B > j.xml; echo $?; /usr/bin/python3 junit.py j.xml body");
   EXPECT(r, 0,
          "1\n"
          "tests=4 failures=4 errors=0\n"
@@ -480,7 +480,7 @@ START_TEST(junit_escaping) {
   put("C/two\nlines.pb", "08 01");
   ck_assert_int_eq(tu_sh("mkdir D")->rc, 0);
   r = tu_sh("\"$P\" -r --format junit C D > j.xml; grep -c 'name=\"two&#10;lines.pb\"' j.xml; "
-         "python3 -c 'import sys, xml.dom.minidom as m; "
+         "/usr/bin/python3 -c 'import sys, xml.dom.minidom as m; "
          "print(repr(m.parse(sys.argv[1]).getElementsByTagName(\"testcase\")[0].getAttribute(\"name\")))' j.xml");
   EXPECT(r, 0, "1\n'two\\nlines.pb'\n");
 }
@@ -517,7 +517,7 @@ START_TEST(junit_single_pair) {
   EXPECT(r, 0, "1\n");
   r = PB(S3 "l.pb --format junit one.pb -- | grep -c 'name=\"one.pb\"'");
   EXPECT(r, 0, "1\n");
-  r = tu_sh("\"$P\" --format junit " S3 "l.pb r.pb > j.xml; python3 junit.py j.xml");
+  r = tu_sh("\"$P\" --format junit " S3 "l.pb r.pb > j.xml; /usr/bin/python3 junit.py j.xml");
   EXPECT(r, 0, "tests=1 failures=1 errors=0\nr.pb failure:differ\n");
   /* a single difference */
   r = PB_NOTIME("--format junit " S3 "l.pb one.pb | grep -e '<failure' -e '</failure'");

@@ -192,7 +192,7 @@ START_TEST(thousand_files) {
   r = PB("-r -j 2 --summary " S3 "L R | grep -c '^equal '");
   ck_assert_str_eq(r->out, "993\n");
   /* the same with one thread, and as JSON */
-  r = PB("-r -j 1 --format json " S3 "L R | python3 -c 'import json, sys; "
+  r = PB("-r -j 1 --format json " S3 "L R | /usr/bin/python3 -c 'import json, sys; "
          "print(*[f[\"path\"] for f in json.load(sys.stdin)[\"files\"] if f[\"status\"] != \"equal\"])'");
   EXPECT(r, 0, "g0/p500.pb g1/p141.pb g2/p142.pb g3/p003.pb g7/p777.pb g8/p998.pb g9/p999.pb\n");
   /* a file gone from R, one more in R */
@@ -295,7 +295,7 @@ START_TEST(doc_recipes) {
   free(got);
   free(want);
   tu_put_junit_check();
-  EXPECT(tu_sh("python3 junit.py pbdiff-junit.xml"), 0,
+  EXPECT(tu_sh("/usr/bin/python3 junit.py pbdiff-junit.xml"), 0,
          "tests=4 failures=3 errors=0\na.pb pass\nb.pb failure:differ\n"
          "new/c.pb failure:only-right\nold.pb failure:only-left\n");
   /* version */
@@ -310,7 +310,7 @@ START_TEST(doc_recipes) {
   EXPECT(recipe("json"), 0, "");
   EXPECT(recipe("dirs"), 0, "");
   EXPECT(recipe("junit"), 0, "");
-  EXPECT(tu_sh("python3 junit.py pbdiff-junit.xml"), 0,
+  EXPECT(tu_sh("/usr/bin/python3 junit.py pbdiff-junit.xml"), 0,
          "tests=3 failures=0 errors=0\na.pb pass\nb.pb pass\nold.pb pass\n");
   /* and when one is malformed: 2, the message on stderr */
   put("actual.pb", "08");
@@ -321,7 +321,7 @@ START_TEST(doc_recipes) {
   put("actual/b.pb", "08");
   r = recipe("junit");
   ck_assert_int_eq(r->rc, 2);
-  EXPECT(tu_sh("python3 junit.py pbdiff-junit.xml"), 0,
+  EXPECT(tu_sh("/usr/bin/python3 junit.py pbdiff-junit.xml"), 0,
          "tests=3 failures=0 errors=1\na.pb pass\nb.pb error\nold.pb pass\n");
   free(g_doc);
   g_doc = NULL;

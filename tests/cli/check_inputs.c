@@ -209,7 +209,7 @@ START_TEST(delimited_alignment) {
   /* 10 000 sem3.Rec messages; RIGHT has one more in the middle */
   char cmd[4096];
   snprintf(cmd, sizeof cmd,
-           "python3 -c '\n"
+           "/usr/bin/python3 -c '\n"
            "import sys\n"
            "def v(n):\n"
            "  o=b\"\"\n"
@@ -236,7 +236,7 @@ END_TEST
  * (not the room left), and memory stays near the bound (issue 21).  The
  * input itself is under 100 KiB. */
 START_TEST(grpc_inflation_bound) {
-  free(run("python3 -c '\n"
+  free(run("/usr/bin/python3 -c '\n"
            "import gzip, struct\n"
            "z = gzip.compress(b\"\\x08\\x01\" * (12 << 20), mtime=0)\n"
            "open(\"big.grpc\", \"wb\").write((b\"\\x01\" + struct.pack(\">I\", len(z)) + z) * 4)\n"
@@ -268,7 +268,7 @@ END_TEST
  * after mapping and before any of it past the first page is read, every
  * time.  Before the fix the comparison died of SIGBUS (status 135). */
 START_TEST(input_truncated_while_read) {
-  free(run("python3 -c 'open(\"big.pb\", \"wb\").write(b\"\\x0a\\x08abcdefgh\" * 100000)' && "
+  free(run("/usr/bin/python3 -c 'open(\"big.pb\", \"wb\").write(b\"\\x0a\\x08abcdefgh\" * 100000)' && "
            "printf '\\010\\001' > small.pb && mkfifo r.pb", 0, NULL));
   char *err = run("{ ( $P big.pb r.pb > out 2> err; echo $? > rc ) & "
                   "exec 3> r.pb; truncate -s 100 big.pb; cat small.pb >&3; exec 3>&-; wait; "
