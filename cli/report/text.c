@@ -1,6 +1,7 @@
 /* pbdiff CLI — the text report and its --stat form (report.h), and the
  * text form of pbdiff -r (the file's report under ---/+++ lines, or one
  * summary line per file). */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -251,6 +252,29 @@ static void append_counts(bool color, pbd_Buf *b, const size_t *counts) {
   }
 }
 
+/* The type a changed value is read as, where the two sides read a field as
+ * different types (a field retyped between --left-schema and
+ * --right-schema): `s: string "hi" -> bytes "hi"`, so that a change of
+ * type never reads as no change.  NULL where the types agree. */
+static const char *type_word(const pbd_Value *v) {
+  if (v->field) return pbd_FieldType_Name(v->field->type);
+  switch (v->kind) {
+    case kPbd_Value_Varint: return "varint";
+    case kPbd_Value_Fixed32: return "fixed32";
+    case kPbd_Value_Fixed64: return "fixed64";
+    case kPbd_Value_Len: return "bytes";
+    case kPbd_Value_LenMessage: return "message";
+    case kPbd_Value_Group: return "group";
+    default: return "value";
+  }
+}
+
+static bool types_differ(const pbd_Value *l, const pbd_Value *r) {
+  if (l->kind == kPbd_Value_None || r->kind == kPbd_Value_None) return false;
+  if (l->field && r->field) return l->field->type != r->field->type;
+  return l->kind != r->kind;
+}
+
 int rp_text_edit(pbd_Reporter *r, const pbd_Edit *e) {
   if (r->o.stat) return stat_edit(r, e);
   pbd_Buf *b = &r->line;
@@ -305,6 +329,15 @@ int rp_text_edit(pbd_Reporter *r, const pbd_Edit *e) {
       break;
     case kPbd_Edit_Changed:
     default:
+      if (types_differ(&e->left, &e->right)) {
+        char lw[32], rw[32];
+        snprintf(lw, sizeof lw, "%s ", type_word(&e->left));
+        snprintf(rw, sizeof rw, "%s ", type_word(&e->right));
+        colored_value(r, b, SGR_RED, lw, &e->left);
+        pbd_Buf_AppendStr(b, " -> ");
+        colored_value(r, b, SGR_GREEN, rw, &e->right);
+        break;
+      }
       if (changed_part(r, b, &e->left, &e->right)) break;
       colored_value(r, b, SGR_RED, "", &e->left);
       pbd_Buf_AppendStr(b, " -> ");
