@@ -327,7 +327,7 @@ static const Option kOptions[] = {
      "protobuf's own limit)",
      NULL, .set = set_count_ll, .field = FIELD(max_input), .min = 1, .max = 1LL << 40},
     {"max-memory", 0, "N", kAll, kSecInputs,
-     "the most memory, in bytes, for reading the parts that\ndiffer (default 1 GiB + 32 per input byte)",
+     "the most memory, in bytes, for the trees of the parts\nthat differ (default 1 GiB + 32 per input byte); not a\ncap on the process: what grows linearly with the inputs\n(the hash pass, stream indexes, alignment) is apart,\ndocs/limits.md",
      NULL, .set = set_count_size, .field = FIELD(compare.max_memory), .min = 1 << 20,
      .max = 1LL << 50},
     {"max-depth", 0, "N", kAll, kSecInputs, "nesting limit for messages and groups (default 100)",

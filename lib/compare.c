@@ -118,13 +118,13 @@ static int count_only(void *ctx, const pbd_Edit *e) {
   return 1; /* the first difference settles the verdict */
 }
 
-/* The roots of one side as shallow trees. */
-static pbd_Message **shallow_roots(Side *sd, pbd_LazyTree *t) {
-  pbd_Message **roots = calloc(sd->count ? sd->count : 1, sizeof *roots);
-  for (size_t i = 0; roots && i < sd->count; i++) {
-    roots[i] = pbd_LazyTree_Root(t, type_at(sd, i), msg_begin(sd->in, i), msg_end(sd->in, i),
-                                 sd->hashes[i]);
-    if (!roots[i]) {
+/* The roots of one side's messages [from, to) as shallow trees. */
+static pbd_Message **shallow_roots(Side *sd, pbd_LazyTree *t, size_t from, size_t to) {
+  pbd_Message **roots = calloc(to > from ? to - from : 1, sizeof *roots);
+  for (size_t i = from; roots && i < to; i++) {
+    roots[i - from] = pbd_LazyTree_Root(t, type_at(sd, i), msg_begin(sd->in, i),
+                                        msg_end(sd->in, i), sd->hashes[i]);
+    if (!roots[i - from]) {
       free(roots);
       return NULL;
     }
@@ -140,6 +140,20 @@ size_t pbd_CompareOptions_MaxMemory(const pbd_CompareOptions *o, size_t left_siz
   return PBD_DEFAULT_MAX_MEMORY_BASE + in * per;
 }
 
+/* How many messages two streams share at their start (*pre) and, after
+ * that, at their end (*suf), by hash: equal hashes prove equal messages
+ * under any options, and the alignment would pair them in place.  Only the
+ * messages between are read, so a stream of millions of messages with one
+ * changed costs the hashes, not a tree root per message. */
+static void common_ends(const Side *l, const Side *r, size_t *pre, size_t *suf) {
+  size_t n = l->count < r->count ? l->count : r->count, p = 0, q = 0;
+  while (p < n && pbd_Hash128_Equal(l->hashes[p], r->hashes[p])) p++;
+  while (q < n - p && pbd_Hash128_Equal(l->hashes[l->count - 1 - q], r->hashes[r->count - 1 - q]))
+    q++;
+  *pre = p;
+  *suf = q;
+}
+
 /* The walk over shallow trees, for the inputs whose hashes differ.  Their
  * trees share one memory bound (o->max_memory). */
 static int walk(Side *l, Side *r, const pbd_CompareOptions *o, pbd_EditFunc *fn, void *ctx,
@@ -151,16 +165,25 @@ static int walk(Side *l, Side *r, const pbd_CompareOptions *o, pbd_EditFunc *fn,
   if (ra) pbd_Arena_SetBudget(ra, budget);
   pbd_LazyTree *lt = la ? pbd_LazyTree_New(side_data(l), &l->t, l->cache, la) : NULL;
   pbd_LazyTree *rt = ra ? pbd_LazyTree_New(side_data(r), &r->t, r->cache, ra) : NULL;
-  pbd_Message **lr = lt ? shallow_roots(l, lt) : NULL, **rr = rt ? shallow_roots(r, rt) : NULL;
+  size_t pre = 0, suf = 0;
+  if (l->in->stream) common_ends(l, r, &pre, &suf);
+  size_t nl = l->count - pre - suf, nr = r->count - pre - suf;
+  pbd_Message **lr = lt ? shallow_roots(l, lt, pre, pre + nl) : NULL;
+  pbd_Message **rr = rt ? shallow_roots(r, rt, pre, pre + nr) : NULL;
   pbd_DiffOptions d = o->diff;
+  d.stream_base = pre;
   d.float_bits = o->read.float_bits; /* floats compare as they hashed */
   int rc = -1;
   if (!budget || !lr || !rr) {
     pbd_Status_SetError(s, kPbd_Status_OutOfMemory, "out of memory");
     if (budget && (!lr || !rr)) result->failed_input = !lr ? 1 : 2; /* whose roots did not fit */
   } else if (l->in->stream) {
-    rc = pbd_Diff_RunStream((const pbd_Message *const *)lr, l->count,
-                            (const pbd_Message *const *)rr, r->count, &d, fn, ctx, n, s);
+    /* the messages before and after the window pair in place */
+    for (size_t i = 0; d.stream_pair && i < pre; i++) d.stream_pair(d.stream_pair_ctx, i, i);
+    rc = pbd_Diff_RunStream((const pbd_Message *const *)lr, nl, (const pbd_Message *const *)rr, nr,
+                            &d, fn, ctx, n, s);
+    for (size_t k = 0; d.stream_pair && k < suf; k++)
+      d.stream_pair(d.stream_pair_ctx, pre + nl + k, pre + nr + k);
   } else {
     rc = pbd_Diff_Run(lr[0], rr[0], &d, fn, ctx, n, s);
   }

@@ -634,5 +634,11 @@ int pbd_Diff_RunStream(const pbd_Message *const *left, size_t nleft,
   Walk w;
   walk_begin(&w, opts, fn, ctx);
   w.stream = true;
+  if (w.o->stream_base > UINT32_MAX - (nleft > nright ? nleft : nright)) {
+    pbd_Status_SetError(s, kPbd_Status_OutOfMemory, "stream too long");
+    return walk_end(&w, -1, n_edits, s);
+  }
+  w.index_base = (uint32_t)w.o->stream_base;
+  w.index_base_at = 0; /* the messages' own indices */
   return walk_end(&w, dw_diff_sequence(&w, &l, &r), n_edits, s);
 }

@@ -43,7 +43,8 @@ typedef struct {
 
 static void push_pair_index(Walk *w, uint32_t i, uint32_t j) {
   /* only a stream's messages are elements at the root of the path */
-  if (w->path.count == 0 && w->o->stream_pair) w->o->stream_pair(w->o->stream_pair_ctx, i, j);
+  if (w->path.count == 0 && w->o->stream_pair)
+    w->o->stream_pair(w->o->stream_pair_ctx, dw_element_index(w, i), dw_element_index(w, j));
   pbd_PathSeg seg = {.kind = kPbd_Seg_Index, .number = dw_element_index(w, i),
                      .right_number = dw_element_index(w, j), .paired = true};
   pbd_Path_Push(&w->path, &seg);

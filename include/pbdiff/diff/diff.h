@@ -109,6 +109,10 @@ typedef struct {
    * when the hashes alone find the streams equal. */
   void (*stream_pair)(void *ctx, size_t i, size_t j);
   void *stream_pair_ctx;
+  /* Streams only: the index of the first message passed (the messages
+   * before it are not walked: pbd_Compare_Inputs leaves out the common
+   * start of two streams).  Paths and stream_pair count from it. */
+  size_t stream_base;
 } pbd_DiffOptions;
 
 /* Walks two finished trees of the same type.  Returns 0 when the walk ran
