@@ -262,7 +262,13 @@ static const char *type_word(const pbd_Value *v) {
     case kPbd_Value_Varint: return "varint";
     case kPbd_Value_Fixed32: return "fixed32";
     case kPbd_Value_Fixed64: return "fixed64";
+    case kPbd_Value_String: return "string";
+    case kPbd_Value_Bytes:
     case kPbd_Value_Len: return "bytes";
+    case kPbd_Value_Bool: return "bool";
+    case kPbd_Value_Float: return "float";
+    case kPbd_Value_Double: return "double";
+    case kPbd_Value_Enum: return "enum";
     case kPbd_Value_LenMessage: return "message";
     case kPbd_Value_Group: return "group";
     default: return "value";
