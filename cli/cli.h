@@ -15,6 +15,7 @@
 #include "pbdiff/diff/diff.h"
 #include "pbdiff/pbdiff.h"
 #include "pbdiff/inputs/framing.h"
+#include "names.h"
 #include "report/report.h"
 #include "pbdiff/schema/schema.h"
 #include "pbdiff/tree/tree.h"
@@ -237,8 +238,11 @@ int pbd_Cli_Cat(int argc, char **argv);
 /* pbdiff hash [OPTIONS] FILE... (cli/commands/hash.c); argv[0] is "hash". */
 int pbd_Cli_Hash(int argc, char **argv);
 /* git's external-diff form: args are PATH OLD-FILE OLD-HEX OLD-MODE NEW-FILE
- * NEW-HEX NEW-MODE (cli/commands/git.c). */
-int pbd_Cli_GitDriver(const pbd_CliOptions *o, const pbd_Config *cfg, char **args);
+ * NEW-HEX NEW-MODE (cli/commands/git.c).  cfg NULL: the .pbdiff did not load,
+ * for the reason in config_error, which is shown as a file that cannot be
+ * read is (git goes on). */
+int pbd_Cli_GitDriver(const pbd_CliOptions *o, const pbd_Config *cfg,
+                      const pbd_CliError *config_error, char **args);
 /* Whether a git external-diff operand reads as an object id or a file mode
  * ("." for a side that is not there). */
 bool pbd_Cli_GitIdOrGone(const char *s);

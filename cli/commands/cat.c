@@ -236,9 +236,15 @@ static bool is_short_text(const uint8_t *p, size_t n) {
 static void not_protobuf(const char *path, const pbd_CliError *e) {
   /* without the file's name: git's temporary names would differ each run */
   const char *why = e->msg;
-  size_t n = strlen(path);
-  if (!strncmp(why, path, n) && why[n] == ':' && why[n + 1] == ' ') why += n + 2;
-  printf("# not read as protobuf: %s\n", why);
+  char quoted[1024];
+  const char *names[2] = {path, pbd_Cli_Name(path, quoted, sizeof quoted)};
+  for (int i = 0; i < 2 && why == e->msg; i++) {
+    size_t n = strlen(names[i]);
+    if (!strncmp(why, names[i], n) && why[n] == ':' && why[n + 1] == ' ') why += n + 2;
+  }
+  fputs("# not read as protobuf: ", stdout);
+  pbd_Cli_PutEscaped(stdout, why); /* one line, whatever a name or payload put in it */
+  putchar('\n');
   pbd_Input in;
   pbd_Status s;
   pbd_Status_Clear(&s);
@@ -273,12 +279,18 @@ int pbd_Cli_Cat(int argc, char **argv) {
     return kExitTrouble;
   }
   const char *path = argv[first];
-  pbd_Config *cfg = pbd_Config_LoadOrSay(&o, "pbdiff cat");
+  pbd_CliError error = {0};
+  pbd_Config *cfg = pbd_Config_Load(&o, &error);
+  if (!cfg && o.textconv) { /* as git's filter: shown as a file not read is, and git goes on */
+    not_protobuf(path, &error);
+    pbd_Cli_FreeOptions(&o);
+    return fflush(stdout) == 0 && !ferror(stdout) ? kExitEqual : kExitTrouble;
+  }
   if (!cfg) {
+    pbd_CliError_Print(stderr, &error, "pbdiff cat");
     pbd_Cli_FreeOptions(&o);
     return kExitTrouble;
   }
-  pbd_CliError error = {0};
   pbd_CliOptions eff = pbd_Config_Apply(cfg, &o, path);
   int status = kExitTrouble;
   pbd_CliSchema schema;

@@ -98,7 +98,9 @@ static int walk(const char *root, const char *rel, PathList *out) {
   }
   DIR *d = opendir(dir);
   if (!d) {
-    print_err("pbdiff: %s: cannot open directory: %s\n", dir, strerror(errno));
+    char quoted[1024];
+    print_err("pbdiff: %s: cannot open directory: %s\n", pbd_Cli_Name(dir, quoted, sizeof quoted),
+              strerror(errno));
     free(dir);
     return rel[0] ? 1 : 2;
   }
@@ -183,7 +185,8 @@ typedef struct {
 static void run_job(const Shared *sh, Job *j) {
   FILE *out = open_memstream(&j->out, &j->out_len);
   if (!out) {
-    pbd_CliError_Set(&j->error, false, "%s: cannot compare (out of memory)", j->rel);
+    pbd_CliError_Set(&j->error, false, "%s: cannot compare (out of memory)",
+                     pbd_Cli_Name(j->rel, (char[1024]){0}, 1024));
     j->status = kExitTrouble;
     return;
   }
@@ -206,7 +209,8 @@ static void run_job(const Shared *sh, Job *j) {
   bool ok = !ferror(out);
   ok &= fclose(out) == 0;
   if (!ok && j->status != kExitTrouble) {
-    pbd_CliError_Set(&j->error, false, "%s: cannot compare (out of memory)", j->rel);
+    pbd_CliError_Set(&j->error, false, "%s: cannot compare (out of memory)",
+                     pbd_Cli_Name(j->rel, (char[1024]){0}, 1024));
     j->status = kExitTrouble;
   }
 }

@@ -10,6 +10,7 @@
 #include <stddef.h>
 #include <stdio.h>
 
+#include "names.h"
 #include "report/report.h"
 
 #define SGR_BOLD "\033[1m"

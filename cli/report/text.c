@@ -226,7 +226,7 @@ static void names_lines(pbd_Reporter *r, pbd_Buf *b) {
   for (int i = 0; i < 2; i++) {
     rp_color_on(r, b, SGR_BOLD);
     pbd_Buf_AppendStr(b, marks[i]);
-    pbd_Buf_AppendStr(b, names[i]);
+    pbd_Cli_AppendName(b, NULL, names[i]);
     rp_color_off(r, b);
     pbd_Buf_AppendChar(b, '\n');
   }
@@ -334,15 +334,22 @@ static void text_finish(pbd_Reporter *r, bool equal) {
 
 /* ---- pbdiff -r ------------------------------------------------------------------- */
 
-/* "Only in DIR/sub: name", as diff -r says it. */
+/* "Only in DIR/sub: name", as diff -r says it (each name quoted). */
 static void only_in(FILE *out, const char *root, const char *rel) {
   const char *slash = strrchr(rel, '/');
+  pbd_Buf dir = {0}, line = {0};
+  pbd_Buf_AppendStr(&dir, root);
   if (slash) {
-    fprintf(out, "Only in %s%s%.*s: %s\n", root, root[strlen(root) - 1] == '/' ? "" : "/",
-            (int)(slash - rel), rel, slash + 1);
-  } else {
-    fprintf(out, "Only in %s: %s\n", root, rel);
+    if (root[0] && root[strlen(root) - 1] != '/') pbd_Buf_AppendChar(&dir, '/');
+    pbd_Buf_Append(&dir, rel, (size_t)(slash - rel));
   }
+  pbd_Buf_AppendStr(&line, "Only in ");
+  pbd_Cli_AppendName(&line, NULL, dir.data ? dir.data : "");
+  pbd_Buf_AppendStr(&line, ": ");
+  pbd_Cli_AppendName(&line, NULL, slash ? slash + 1 : rel);
+  fprintf(out, "%s\n", line.oom || !line.data ? "Only in (out of memory)" : line.data);
+  pbd_Buf_Free(&dir);
+  pbd_Buf_Free(&line);
 }
 
 const char *rp_file_word(const pbd_FileResult *f) {
@@ -360,17 +367,29 @@ static void text_file_options(const pbd_FilesReporter *s, const pbd_FileResult *
 
 static void text_file(pbd_FilesReporter *s, const pbd_FileResult *f) {
   if (s->o.summary) {
-    if (f->side == kPbd_File_Both && f->status == 2)
-      fprintf(s->out, "%s %s: %s\n", rp_file_word(f), f->rel, f->error ? f->error : "");
-    else
-      fprintf(s->out, "%s %s\n", rp_file_word(f), f->rel);
+    pbd_Buf line = {0};
+    pbd_Buf_Printf(&line, "%s ", rp_file_word(f));
+    pbd_Cli_AppendName(&line, NULL, f->rel);
+    if (f->side == kPbd_File_Both && f->status == 2) {
+      pbd_Buf_AppendStr(&line, ": ");
+      pbd_Cli_AppendEscaped(&line, f->error ? f->error : "");
+    }
+    fprintf(s->out, "%s\n", line.oom || !line.data ? "(out of memory)" : line.data);
+    pbd_Buf_Free(&line);
   } else if (f->side == kPbd_File_OnlyLeft) {
     only_in(s->out, s->o.dir1, f->rel);
   } else if (f->side == kPbd_File_OnlyRight) {
     only_in(s->out, s->o.dir2, f->rel);
   } else if (f->report_len) {
     const char *bold = s->o.color ? SGR_BOLD : "", *off = s->o.color ? SGR_RESET : "";
-    fprintf(s->out, "%s--- %s%s\n%s+++ %s%s\n", bold, f->left_path, off, bold, f->right_path, off);
+    pbd_Buf names = {0};
+    pbd_Buf_Printf(&names, "%s--- ", bold);
+    pbd_Cli_AppendName(&names, NULL, f->left_path);
+    pbd_Buf_Printf(&names, "%s\n%s+++ ", off, bold);
+    pbd_Cli_AppendName(&names, NULL, f->right_path);
+    pbd_Buf_Printf(&names, "%s\n", off);
+    if (names.data && !names.oom) fputs(names.data, s->out);
+    pbd_Buf_Free(&names);
     fwrite(f->report, 1, f->report_len, s->out);
   }
 }
