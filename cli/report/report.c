@@ -196,6 +196,7 @@ void pbd_Reporter_Free(pbd_Reporter *r) {
   if (r->final_out && r->out) fclose(r->out); /* a format's own stream (junit) */
   free(r->junit_text);
   free(r->test_name);
+  pbd_Buf_Free(&r->junit_paths);
   pbd_Buf_Free(&r->explain_text);
   pbd_Buf_Free(&r->explain_json);
   pbd_Buf_Free(&r->note_text);

@@ -76,6 +76,8 @@ struct pbd_Reporter {
   char *junit_text;
   size_t junit_len;
   char *test_name;  /* owned copy of o.test_name */
+  pbd_Buf junit_paths; /* junit: the first differences' paths, for the failure's message */
+  size_t junit_npaths;
   double started;   /* junit: when the comparison began, for its time */
 };
 
