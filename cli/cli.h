@@ -233,6 +233,10 @@ void pbd_Cli_EndPager(void);
 
 /* ---- Commands (each in its own file) ---------------------------------------- */
 
+/* Text inputs (text format, JSON): false with "NAME: line N: a merge
+ * conflict marker ..." when a line opens a git conflict (cli/conflict.c). */
+bool pbd_Cli_NoConflictMarkers(const char *name, const uint8_t *data, size_t size, pbd_CliError *e);
+
 /* pbdiff cat [OPTIONS] FILE (cli/commands/cat.c); argv[0] is "cat". */
 int pbd_Cli_Cat(int argc, char **argv);
 /* pbdiff hash [OPTIONS] FILE... (cli/commands/hash.c); argv[0] is "hash". */
