@@ -137,7 +137,7 @@ enum { kMessagePaths = 3 };
 static int junit_edit(pbd_Reporter *r, const pbd_Edit *e) {
   if (r->junit_npaths < kMessagePaths && e->path && e->path->count) {
     size_t plen;
-    const char *path = rp_path_text(r, e, false, &plen);
+    const char *path = rp_path_shown(r, e, false, &plen);
     if (*path == '.') path++;
     if (*path) {
       if (r->junit_npaths++) pbd_Buf_AppendStr(&r->junit_paths, ", ");

@@ -10,7 +10,7 @@
 
 static int paths_edit(pbd_Reporter *r, const pbd_Edit *e) {
   size_t plen;
-  const char *path = rp_path_text(r, e, false, &plen);
+  const char *path = rp_path_shown(r, e, false, &plen);
   pbd_Buf *b = &r->line;
   pbd_Buf_Truncate(b, 0);
   pbd_Buf_Printf(b, "%s %s\n", pbd_EditKind_String(e->kind), *path ? path : ".");

@@ -49,6 +49,14 @@ static void top_field(pbd_Reporter *r, const pbd_Path *p, const char **name, siz
       pbd_Path_Format(&r->path, p, i, i + 1);
   }
   pbd_Buf_AppendStr(&r->path, "");
+  if (!r->path.oom) { /* an Any's type URL is payload text: escaped */
+    pbd_Buf raw = {0};
+    pbd_Buf_AppendStr(&raw, r->path.data);
+    pbd_Buf_Truncate(&r->path, 0);
+    pbd_Cli_AppendEscaped(&r->path, raw.data ? raw.data : "");
+    pbd_Buf_AppendStr(&r->path, "");
+    pbd_Buf_Free(&raw);
+  }
   const char *t = r->path.oom ? "" : r->path.data;
   if (*t == '.') t++;
   *name = t;
@@ -256,7 +264,7 @@ int rp_text_edit(pbd_Reporter *r, const pbd_Edit *e) {
   pbd_Buf *b = &r->line;
   pbd_Buf_Truncate(b, 0);
   size_t plen;
-  const char *path = rp_path_text(r, e, e->kind != kPbd_Edit_Moved, &plen);
+  const char *path = rp_path_shown(r, e, e->kind != kPbd_Edit_Moved, &plen);
   names_lines(r, b);
   if (!r->have_group || r->group.len != plen || memcmp(r->group.data, path, plen) != 0 ||
       r->group_type != e->parent) {

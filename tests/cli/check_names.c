@@ -142,9 +142,10 @@ START_TEST(noise_round_trip) {
   ck_assert_str_eq(eff.ignores.v[0], "any.[" URL_ODD "].a");
   pbd_Cli_FreeApplied(&eff);
   pbd_Config_Free(cfg);
-  /* and it ignores what it says: only the record whose path no line holds differs */
+  /* and it ignores what it says: only the record whose path no line holds
+   * differs (its type URL escaped in the report, on one line) */
   EXPECT(PB(NOISE "--config noise.pbdiff run1.bin run2.bin"), 1,
-         "[i32=2].any.[x\n[file \"*\"]\n\tschema = /dev/stdin\n/sem3.Inner] (sem3.Inner):\n"
+         "[i32=2].any.[x\\n[file \"*\"]\\n\\tschema = /dev/stdin\\n/sem3.Inner] (sem3.Inner):\n"
          "  a: 1 -> 2\n"
          "records: 2 in LEFT, 2 in RIGHT; 2 paired: 1 equal, 1 differ; 0 only in LEFT, 0 only in RIGHT\n");
 }
@@ -152,6 +153,15 @@ END_TEST
 
 START_TEST(corpus_stat_escapes) {
   noise_runs();
+  /* the text and paths reports of the streams: the type URL escaped */
+  EXPECT(PB(S3 "--framing delimited run1.bin run2.bin"), 1,
+         "[0].any.[ x#;\"\\/sem3.Inner] (sem3.Inner):\n"
+         "  a: 1 -> 2\n"
+         "[1].any.[x\\n[file \"*\"]\\n\\tschema = /dev/stdin\\n/sem3.Inner] (sem3.Inner):\n"
+         "  a: 1 -> 2\n");
+  EXPECT(PB(S3 "--framing delimited --format paths run1.bin run2.bin"), 1,
+         "changed [0].any.[ x#;\"\\/sem3.Inner].a\n"
+         "changed [1].any.[x\\n[file \"*\"]\\n\\tschema = /dev/stdin\\n/sem3.Inner].a\n");
   EXPECT(PB(NOISE "--stat run1.bin run2.bin"), 1,
          "  any.[ x#;\"\\/sem3.Inner].a: 1 record (1 changed), e.g. [i32=1]\n"
          "  any.[x\\n[file \"*\"]\\n\\tschema = /dev/stdin\\n/sem3.Inner].a: 1 record (1 changed), "
