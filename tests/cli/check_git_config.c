@@ -115,8 +115,11 @@ START_TEST(config_typo_textconv) {
 END_TEST
 
 /* A schema that is no regular file: refused before anything opens it, so
- * git does not wait on it.  Standard input is a pipe that stays open (as a
- * terminal would): reading /dev/stdin would block until the timeout. */
+ * git does not wait on it.  Standard input is a FIFO whose writer stays (as
+ * a terminal would): reading /dev/stdin would block until the timeout. */
+#define HELD_STDIN(cmd)                                                                 \
+  "rm -f ../in && mkfifo ../in && { sleep 60 >../in 2>/dev/null & s=$!; }; "              \
+  "timeout 20 " cmd " <../in; rc=$?; kill $s; exit $rc"
 static void expect_refused(const char *schema, const char *what) {
   char config[256], why[512];
   snprintf(config, sizeof config, "[file \"*.pb\"]\\n\\tschema = %s\\n\\ttype = shop.Inventory\\n",
@@ -125,10 +128,10 @@ static void expect_refused(const char *schema, const char *what) {
            schema, what);
   make_repo(config, "diff=pbdiff");
   char *want = driver_bad_config(why);
-  EXPECT(IN_REPO("sleep 30 | timeout 20 git diff HEAD~1 HEAD"), 0, want);
+  EXPECT(IN_REPO(HELD_STDIN("git diff HEAD~1 HEAD")), 0, want);
   free(want);
   tu_sh("B='%s'; " GIT_ENV "cd r && echo '*.pb diff=pbcat' >.gitattributes", tu_sandbox_base());
-  const tu_Run *r = IN_REPO("sleep 30 | timeout 20 git diff HEAD~1 HEAD");
+  const tu_Run *r = IN_REPO(HELD_STDIN("git diff HEAD~1 HEAD"));
   ck_assert_msg(r->rc == 0 && strstr(r->out, "\n # not read as protobuf: ") && strstr(r->out, why),
                 "%s: status %d\nstdout: [%s]\nstderr: [%s]", schema, r->rc, r->out, r->err);
 }
