@@ -17,6 +17,7 @@
 #include "pbdiff/pbdiff.h"
 #include "pbdiff/inputs/decode.h"
 #include "pbdiff/inputs/framing.h"
+#include "names.h"
 #include "report/report.h"
 #include "pbdiff/schema/schema.h"
 #include "pbdiff/tree/tree.h"
@@ -249,13 +250,20 @@ void pbd_Cli_EndPager(void);
 
 /* ---- Commands (each in its own file) ---------------------------------------- */
 
+/* Text inputs (text format, JSON): false with "NAME: line N: a merge
+ * conflict marker ..." when a line opens a git conflict (cli/conflict.c). */
+bool pbd_Cli_NoConflictMarkers(const char *name, const uint8_t *data, size_t size, pbd_CliError *e);
+
 /* pbdiff cat [OPTIONS] FILE (cli/commands/cat.c); argv[0] is "cat". */
 int pbd_Cli_Cat(int argc, char **argv);
 /* pbdiff hash [OPTIONS] FILE... (cli/commands/hash.c); argv[0] is "hash". */
 int pbd_Cli_Hash(int argc, char **argv);
 /* git's external-diff form: args are PATH OLD-FILE OLD-HEX OLD-MODE NEW-FILE
- * NEW-HEX NEW-MODE (cli/commands/git.c). */
-int pbd_Cli_GitDriver(const pbd_CliOptions *o, const pbd_Config *cfg, char **args);
+ * NEW-HEX NEW-MODE (cli/commands/git.c).  cfg NULL: the .pbdiff did not load,
+ * for the reason in config_error, which is shown as a file that cannot be
+ * read is (git goes on). */
+int pbd_Cli_GitDriver(const pbd_CliOptions *o, const pbd_Config *cfg,
+                      const pbd_CliError *config_error, char **args);
 /* Whether a git external-diff operand reads as an object id or a file mode
  * ("." for a side that is not there). */
 bool pbd_Cli_GitIdOrGone(const char *s);

@@ -108,6 +108,26 @@ static char *resolve_file(const pbd_Config *c, const char *v) {
   return p;
 }
 
+/* A file a config names (schema, proto, proto-path) must be a regular file
+ * or a directory when it exists: a repository's .pbdiff naming /dev/stdin,
+ * /dev/tty, /proc/self/fd/0 or a FIFO (through a symlink in the repository)
+ * would have pbdiff, and git waiting on it, read without end.  stat does
+ * not open, so it cannot block.  One that does not exist is left to the
+ * loader, which says so when a section naming it applies.  false with why. */
+static bool file_or_directory(const char *key, const char *path, char *why, size_t n) {
+  struct stat st;
+  if (stat(path, &st) != 0 || S_ISREG(st.st_mode) || S_ISDIR(st.st_mode)) return true;
+  const char *what = S_ISFIFO(st.st_mode)  ? "a FIFO"
+                     : S_ISCHR(st.st_mode) ? "a character device"
+                     : S_ISBLK(st.st_mode) ? "a block device"
+                     : S_ISSOCK(st.st_mode) ? "a socket"
+                                            : "not a regular file";
+  char quoted[512];
+  snprintf(why, n, "%s %s is %s, not a regular file (a config names files to read whole)", key,
+           pbd_Cli_Name(path, quoted, sizeof quoted), what);
+  return false;
+}
+
 /* One `key = value` line of a section; false with a message in why for a
  * bad one (why left empty: out of memory). */
 static bool set_key(pbd_Config *c, Section *s, const char *key, char *value, char *why, size_t n) {
@@ -121,6 +141,7 @@ static bool set_key(pbd_Config *c, Section *s, const char *key, char *value, cha
   char *v = value_of(value);
   if (!pbd_Cli_CheckConfigValue(k, v, why, n)) return false;
   char *kept = keep(c, pbd_Cli_ConfigKeyIsFile(k) ? resolve_file(c, v) : strdup(v));
+  if (kept && pbd_Cli_ConfigKeyIsFile(k) && !file_or_directory(key, kept, why, n)) return false;
   int *keys = kept ? realloc(s->keys, sizeof *keys * (s->n + 1)) : NULL;
   if (!keys) return false;
   s->keys = keys;
@@ -219,12 +240,12 @@ static pbd_Config *parse(const char *path, FILE *f, pbd_CliError *e) {
   free(line);
   return c;
 bad:
-  pbd_CliError_Set(e, false, "%s: line %u: %s", path, lineno, why);
+  pbd_CliError_Set(e, false, "%s: line %u: %s", pbd_Cli_Name(path, (char[1024]){0}, 1024), lineno, why);
   free(line);
   pbd_Config_Free(c);
   return NULL;
 oom:
-  pbd_CliError_Set(e, false, "out of memory reading %s", path);
+  pbd_CliError_Set(e, false, "out of memory reading %s", pbd_Cli_Name(path, (char[1024]){0}, 1024));
   free(line);
   pbd_Config_Free(c);
   return NULL;
@@ -266,17 +287,19 @@ pbd_Config *pbd_Config_Load(const pbd_CliOptions *o, pbd_CliError *e) {
   pbd_Input in;
   pbd_Status s;
   pbd_Status_Clear(&s);
+  char quoted[1024];
+  pbd_Cli_Name(path, quoted, sizeof quoted);
   if (!pbd_Input_OpenMax(&in, path, kMaxConfigBytes, &s)) {
     if (strstr(s.msg, "the most an input may hold"))
-      pbd_CliError_Set(e, false, "%s: a config file holds at most 16 MiB", path);
+      pbd_CliError_Set(e, false, "%s: a config file holds at most 16 MiB", quoted);
     else
-      pbd_CliError_Set(e, false, "%s: cannot open config: %s", path,
+      pbd_CliError_Set(e, false, "%s: cannot open config: %s", quoted,
                        strncmp(s.msg, "cannot open: ", 13) ? s.msg : s.msg + 13);
     return NULL;
   }
   FILE *f = in.size ? fmemopen((void *)in.data, in.size, "r") : fopen("/dev/null", "r");
   pbd_Config *c = f ? parse(path, f, e) : NULL;
-  if (!f) pbd_CliError_Set(e, false, "out of memory reading %s", path);
+  if (!f) pbd_CliError_Set(e, false, "out of memory reading %s", quoted);
   if (f) fclose(f);
   pbd_Input_Close(&in);
   return c;

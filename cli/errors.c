@@ -15,7 +15,8 @@ void pbd_CliError_Set(pbd_CliError *e, bool hint, const char *fmt, ...) {
 }
 
 void pbd_CliError_FromStatus(pbd_CliError *e, const char *name, const pbd_Status *s) {
-  pbd_Status_Format(s, name, e->msg, sizeof e->msg);
+  char quoted[1024];
+  pbd_Status_Format(s, name ? pbd_Cli_Name(name, quoted, sizeof quoted) : NULL, e->msg, sizeof e->msg);
   e->hint = false;
 }
 
@@ -25,11 +26,16 @@ void pbd_CliError_Hint(pbd_CliError *e, const char *hint) {
 }
 
 void pbd_CliError_PrintNote(FILE *err, const pbd_CliError *e) {
-  if (e->note[0]) fprintf(err, "pbdiff: %s\n", e->note);
+  if (!e->note[0]) return;
+  fputs("pbdiff: ", err);
+  pbd_Cli_PutEscaped(err, e->note); /* one line, whatever a name in it holds */
+  fputc('\n', err);
 }
 
 void pbd_CliError_Print(FILE *err, const pbd_CliError *e, const char *command) {
-  fprintf(err, "pbdiff: %s\n", e->msg[0] ? e->msg : "failed");
+  fputs("pbdiff: ", err);
+  pbd_Cli_PutEscaped(err, e->msg[0] ? e->msg : "failed"); /* one line, whatever a name in it holds */
+  fputc('\n', err);
   if (e->hint) fprintf(err, "Try '%s --help' for more information.\n", command);
 }
 

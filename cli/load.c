@@ -464,6 +464,7 @@ bool pbd_Cli_ReadInput(const pbd_CliOptions *o, const pbd_CliSchema *schema, int
       pbd_CliError_Set(e, false, "%s: --delimited reads binary inputs only", in->name);
       return false;
     }
+    if (!pbd_Cli_NoConflictMarkers(in->name, in->data, in->size, e)) return false;
     pbd_Buf bin = {0};
     bool ok;
     if (format == kPbd_InputFormat_Json) {

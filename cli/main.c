@@ -119,8 +119,10 @@ static int compare_command(int argc, char **argv) {
   }
   pbd_Config *cfg = NULL;
   if (git) { /* git diff driver: PATH OLD HEX MODE NEW HEX MODE [NEW-PATH MESSAGE] */
-    cfg = pbd_Config_LoadOrSay(&o, "pbdiff");
-    int status = cfg ? pbd_Cli_GitDriver(&o, cfg, argv + first) : kExitTrouble;
+    /* a bad .pbdiff is shown as an unreadable file is: git goes on */
+    pbd_CliError config_error = {0};
+    cfg = pbd_Config_Load(&o, &config_error);
+    int status = pbd_Cli_GitDriver(&o, cfg, cfg ? NULL : &config_error, argv + first);
     pbd_Config_Free(cfg);
     pbd_Cli_FreeOptions(&o);
     return status;

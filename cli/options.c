@@ -58,6 +58,9 @@ struct Option {
   const char *config_key;
   bool config_file;
   const char *yields_to;
+  /* the values the argument takes, space-separated, for shell completion
+   * (pbdiff --complete-values); NULL: any */
+  const char *(*values)(void);
 };
 
 #define FIELD(f) offsetof(pbd_CliOptions, f)
@@ -137,6 +140,32 @@ static bool set_framing(pbd_CliOptions *o, const Option *opt, const char *arg, c
   o->framing = f;
   o->delimited = true;
   return true;
+}
+
+/* The values of the options that take a word from a list (shell completion). */
+static const char *framing_values(void) {
+  static char names[128];
+  if (!names[0])
+    for (int f = kPbd_Framing_None + 1; f <= kPbd_Framing_ConfluentKeyed; f++)
+      snprintf(names + strlen(names), sizeof names - strlen(names), "%s%s", names[0] ? " " : "",
+               pbd_Framing_Name((pbd_Framing)f));
+  return names;
+}
+static const char *input_format_values(void) { return "binary textproto json"; }
+static const char *compression_values(void) { return "auto gzip none"; }
+static const char *plain_format_values(void) { return "text json"; }
+static const char *color_values(void) { return "auto always never"; }
+static const char *report_format_values(void) {
+  static char names[128]; /* "text, json, junit or paths" as words */
+  if (!names[0]) {
+    const char *p = pbd_Report_FormatNames();
+    for (size_t n = 0; *p && n + 1 < sizeof names; p++) {
+      if (*p == ',') continue;
+      if (!strncmp(p, " or ", 4)) p += 3;
+      names[n++] = *p;
+    }
+  }
+  return names;
 }
 
 /* A tolerance's number: finite and not negative. */
@@ -308,11 +337,12 @@ static const Option kOptions[] = {
      "with their keys, as\nkcat -f '%K%k%R%s' writes them: --record-key kafka-key\n"
      "pairs records by it); a record's key, schema id and\nmessage indexes are shown, and "
      "where they differ\nnoted, not counted as differences",
-     NULL, .set = set_framing, .config_key = "framing"},
+     NULL, .set = set_framing, .config_key = "framing", .values = framing_values},
     {"input-compression", 0, "C", kAll, kSecInputs,
      "gzip, none or auto (the default: gzip where an input\nbegins with a whole, valid gzip "
      "header and inflates;\nelse its bytes as they are)",
-     NULL, .set = set_compression, .config_key = "input-compression"},
+     NULL, .set = set_compression, .config_key = "input-compression",
+     .values = compression_values},
     {"skip-prefix", 0, "N", kAll, kSecInputs, "drop the first N bytes of each input (a fixed header)",
      NULL, .set = set_count_ll, .field = FIELD(skip_prefix), .min = 0, .max = 1LL << 40,
      .config_key = "skip-prefix"},
@@ -336,12 +366,14 @@ static const Option kOptions[] = {
     {"left-format", 0, "F", kCompare, kSecInputs,
      "binary, textproto or json (default: from the extension:\n.textproto .txtpb .pbtxt -> "
      "textproto, .json -> json)",
-     "--left-format F, --right-format F", .set = set_input_format, .field = FIELD(left_format)},
+     "--left-format F, --right-format F", .set = set_input_format, .field = FIELD(left_format),
+     .values = input_format_values},
     {"right-format", 0, "F", kCompare, kSecInputs, NULL, NULL, .set = set_input_format,
-     .field = FIELD(right_format)},
+     .field = FIELD(right_format), .values = input_format_values},
     {"input-format", 0, "F", kAll, kSecInputs,
      "the inputs' encoding: binary, textproto or json\n(default: from the extension)", NULL,
-     .set = set_input_format, .field = FIELD(schemas) /* neither side: both */},
+     .set = set_input_format, .field = FIELD(schemas) /* neither side: both */,
+     .values = input_format_values},
     {"textconv", 0, NULL, kCat, kSecInputs,
      "as git's textconv filter: a file that is not protobuf\n(a Git LFS pointer, a stray file) "
      "prints why and its\nbytes' digest, and is no error (docs/git.md)",
@@ -384,12 +416,12 @@ static const Option kOptions[] = {
     {"quiet", 'q', NULL, kCompare, kSecOutput, "print nothing; the exit status tells", NULL,
      FLAG(quiet)},
     {"format", 0, "FMT", kCompare, kSecOutput, NULL /* from the table of formats */, NULL,
-     .set = set_report_format, .help_of = pbd_Report_FormatHelp},
+     .set = set_report_format, .help_of = pbd_Report_FormatHelp, .values = report_format_values},
     {"format", 0, "FMT", kCat | kHash, kSecOutput,
      "'text' (default) or 'json': cat prints the canonical\nform in text format or in the protobuf "
      "JSON mapping\n(one line per message); hash prints 'FINGERPRINT  FILE'\nlines or one JSON "
      "object per line",
-     NULL, .set = set_plain_format},
+     NULL, .set = set_plain_format, .values = plain_format_values},
     {"sha256", 0, NULL, kHash, kSecOutput,
      "the cryptographic fingerprint pbs1:<SHA-256> instead of\npbh1 (docs/security.md: which to "
      "use when)",
@@ -397,8 +429,9 @@ static const Option kOptions[] = {
     {"color", 0, "[=WHEN]", kCompare, kSecOutput,
      "colour the text report: auto (default: when standard\noutput is a terminal and NO_COLOR is "
      "unset), always, never",
-     NULL, .set = set_color},
-    {"colour", 0, "[=WHEN]", kCompare, kSecOutput, NULL, NULL, .set = set_color},
+     NULL, .set = set_color, .values = color_values},
+    {"colour", 0, "[=WHEN]", kCompare, kSecOutput, NULL, NULL, .set = set_color,
+     .values = color_values},
     {"max-diffs", 0, "N", kCompare, kSecOutput, "show the first N differences, then how many more",
      NULL, .set = set_count_size, .field = FIELD(report.max_diffs), .min = 1, .max = 1LL << 40},
     {"max-value-lines", 0, "N", kCompare, kSecOutput,
@@ -651,7 +684,22 @@ static void defaults(pbd_CliOptions *o) {
   o->skip_prefix = -1;
 }
 
+/* pbdiff [COMMAND] --complete-values: a line "--NAME VALUE..." for each of
+ * the command's options whose argument is a word from a list ("--NAME= ..."
+ * where the argument is optional, so only --NAME=VALUE takes it), for the
+ * bash completion (scripts/pbdiff.bash-completion), so that it never lags
+ * behind the table. */
+static _Noreturn void print_values(pbd_Command cmd) {
+  for (size_t i = 0; i < kOptionCount; i++) {
+    const Option *opt = &kOptions[i];
+    if (opt->values && (opt->commands & (1u << cmd)))
+      printf("--%s%s %s\n", opt->name, opt->arg && opt->arg[0] == '[' ? "=" : "", opt->values());
+  }
+  exit_after_output();
+}
+
 int pbd_Cli_ParseOptions(int argc, char **argv, pbd_Command cmd, pbd_CliOptions *o) {
+  if (argc == 2 && !strcmp(argv[1], "--complete-values")) print_values(cmd);
   struct option longopts[kOptionCount + 1];
   char shortopts[2 * kOptionCount + 2];
   getopt_tables(longopts, shortopts);

@@ -89,7 +89,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     for (int k = n; k < 7; k++) args[k] = empty;
     args[7] = args[8] = NULL;
   }
-  pbd_Cli_GitDriver(&options, config, args);
+  pbd_Cli_GitDriver(&options, config, NULL, args);
   free(copy);
   return 0;
 }

@@ -17,7 +17,10 @@
  *   - a map entry as `name {` `key: K` `value: V` `}`, key and value always
  *     written (the default where the entry leaves one out);
  *   - an Any whose type is in the schema as `[type.googleapis.com/T] { ... }`;
- *   - strings and bytes whole (never cut), escaped as text format does;
+ *   - strings and bytes whole (never cut), escaped as text format does; a
+ *     literal longer than 76 characters is folded into adjacent literals, one
+ *     a line under the field ("a" "b" reads as "ab"), never inside an escape
+ *     or a character, so that a textconv diff of large tensors is by line;
  *   - floats in the shortest form that reads back; all NaNs as `nan`; a zero
  *     as `0` whatever its sign, except where a zero is only present because
  *     its sign bit is set (a proto3 implicit field or a map entry's key or
@@ -126,6 +129,48 @@ static void write_braced(Printer *p, const pbd_Message *m, int level, const char
   pbd_Buf_AppendStr(&p->buf, "}\n");
 }
 
+/* The longest a string or bytes literal's line holds (between its quotes). */
+enum { kFoldWidth = 76 };
+
+/* The length of the escape or character at p (n bytes left): `\ooo`, `\c`,
+ * a UTF-8 sequence (lead and continuation bytes), or one byte. */
+static size_t literal_token(const char *p, size_t n) {
+  if (p[0] == '\\') return n >= 4 && p[1] >= '0' && p[1] <= '7' ? 4 : n >= 2 ? 2 : 1;
+  size_t k = 1;
+  if ((unsigned char)p[0] >= 0xc0)
+    while (k < n && ((unsigned char)p[k] & 0xc0) == 0x80) k++;
+  return k;
+}
+
+/* A long string or bytes literal (the buffer from `start` on, `"..."`) folded
+ * into adjacent literals of at most kFoldWidth characters, one a line at
+ * `level` ("a" "b" reads as "ab" in text format): a large model's tensor
+ * bytes then diff line by line, not as one line of megabytes.  Never inside
+ * an escape or a UTF-8 character, so that the form stays canonical. */
+static void fold_literal(Printer *p, size_t start, int level) {
+  pbd_Buf *b = &p->buf;
+  if (b->oom || b->len - start <= kFoldWidth + 2 || b->data[start] != '"' || b->data[b->len - 1] != '"')
+    return;
+  pbd_Buf body = {0};
+  pbd_Buf_Append(&body, b->data + start + 1, b->len - start - 2);
+  pbd_Buf_Truncate(b, start);
+  pbd_Buf_AppendChar(b, '"');
+  for (size_t i = 0, line = 0; i < body.len;) {
+    size_t k = literal_token(body.data + i, body.len - i);
+    if (line + k > kFoldWidth) {
+      pbd_Buf_AppendStr(b, "\"\n");
+      indent(p, level);
+      pbd_Buf_AppendChar(b, '"');
+      line = 0;
+    }
+    pbd_Buf_Append(b, body.data + i, k);
+    line += k, i += k;
+  }
+  pbd_Buf_AppendChar(b, '"');
+  if (body.oom) b->oom = true;
+  pbd_Buf_Free(&body);
+}
+
 /* One line `name: value` (or `name {` ... `}`) at `level`; the name is
  * already written. */
 static void write_value(Printer *p, const pbd_Value *v, int level) {
@@ -154,7 +199,10 @@ static void write_value(Printer *p, const pbd_Value *v, int level) {
       pbd_TextOptions o;
       memset(&o, 0, sizeof o); /* no cutting, plain text format */
       pbd_Buf_AppendStr(&p->buf, ": ");
+      size_t start = p->buf.len;
       pbd_Format_TextValue(&p->buf, v, &o);
+      if (v->kind == kPbd_Value_String || v->kind == kPbd_Value_Bytes || v->kind == kPbd_Value_Len)
+        fold_literal(p, start, level + 1);
       break;
     }
   }
@@ -236,9 +284,15 @@ static bool is_short_text(const uint8_t *p, size_t n) {
 static void not_protobuf(const char *path, const pbd_CliError *e) {
   /* without the file's name: git's temporary names would differ each run */
   const char *why = e->msg;
-  size_t n = strlen(path);
-  if (!strncmp(why, path, n) && why[n] == ':' && why[n + 1] == ' ') why += n + 2;
-  printf("# not read as protobuf: %s\n", why);
+  char quoted[1024];
+  const char *names[2] = {path, pbd_Cli_Name(path, quoted, sizeof quoted)};
+  for (int i = 0; i < 2 && why == e->msg; i++) {
+    size_t n = strlen(names[i]);
+    if (!strncmp(why, names[i], n) && why[n] == ':' && why[n + 1] == ' ') why += n + 2;
+  }
+  fputs("# not read as protobuf: ", stdout);
+  pbd_Cli_PutEscaped(stdout, why); /* one line, whatever a name or payload put in it */
+  putchar('\n');
   pbd_Input in;
   pbd_Status s;
   pbd_Status_Clear(&s);
@@ -273,12 +327,18 @@ int pbd_Cli_Cat(int argc, char **argv) {
     return kExitTrouble;
   }
   const char *path = argv[first];
-  pbd_Config *cfg = pbd_Config_LoadOrSay(&o, "pbdiff cat");
+  pbd_CliError error = {0};
+  pbd_Config *cfg = pbd_Config_Load(&o, &error);
+  if (!cfg && o.textconv) { /* as git's filter: shown as a file not read is, and git goes on */
+    not_protobuf(path, &error);
+    pbd_Cli_FreeOptions(&o);
+    return fflush(stdout) == 0 && !ferror(stdout) ? kExitEqual : kExitTrouble;
+  }
   if (!cfg) {
+    pbd_CliError_Print(stderr, &error, "pbdiff cat");
     pbd_Cli_FreeOptions(&o);
     return kExitTrouble;
   }
-  pbd_CliError error = {0};
   pbd_CliOptions eff = pbd_Config_Apply(cfg, &o, path);
   int status = kExitTrouble;
   pbd_CliSchema schema;

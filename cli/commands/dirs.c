@@ -38,6 +38,7 @@ typedef struct {
   char **v;
   size_t n, cap;
   bool oom;
+  char top_error[1200]; /* why the top directory could not be read ("" if it could) */
 } PathList;
 
 static void list_add(PathList *l, char *s) {
@@ -98,7 +99,11 @@ static int walk(const char *root, const char *rel, PathList *out) {
   }
   DIR *d = opendir(dir);
   if (!d) {
-    print_err("pbdiff: %s: cannot open directory: %s\n", dir, strerror(errno));
+    char quoted[1024], why[1200];
+    snprintf(why, sizeof why, "%s: cannot open directory: %s", pbd_Cli_Name(dir, quoted, sizeof quoted),
+             strerror(errno));
+    print_err("pbdiff: %s\n", why);
+    if (!rel[0]) snprintf(out->top_error, sizeof out->top_error, "%s", why);
     free(dir);
     return rel[0] ? 1 : 2;
   }
@@ -183,7 +188,8 @@ typedef struct {
 static void run_job(const Shared *sh, Job *j) {
   FILE *out = open_memstream(&j->out, &j->out_len);
   if (!out) {
-    pbd_CliError_Set(&j->error, false, "%s: cannot compare (out of memory)", j->rel);
+    pbd_CliError_Set(&j->error, false, "%s: cannot compare (out of memory)",
+                     pbd_Cli_Name(j->rel, (char[1024]){0}, 1024));
     j->status = kExitTrouble;
     return;
   }
@@ -206,7 +212,8 @@ static void run_job(const Shared *sh, Job *j) {
   bool ok = !ferror(out);
   ok &= fclose(out) == 0;
   if (!ok && j->status != kExitTrouble) {
-    pbd_CliError_Set(&j->error, false, "%s: cannot compare (out of memory)", j->rel);
+    pbd_CliError_Set(&j->error, false, "%s: cannot compare (out of memory)",
+                     pbd_Cli_Name(j->rel, (char[1024]){0}, 1024));
     j->status = kExitTrouble;
   }
 }
@@ -364,6 +371,16 @@ static void compare_all(DirRun *r, const pbd_Config *cfg) {
   pthread_mutex_destroy(&sh.mu);
 }
 
+/* A top directory that could not be read, for a format whose readers want
+ * a report of trouble: one error case named after the directory. */
+static void top_trouble(DirRun *r) {
+  bool left = r->left.top_error[0] != '\0';
+  pbd_FileResult f = {.rel = left ? r->d1 : r->d2, .side = kPbd_File_Both, .status = kExitTrouble,
+                      .error = left ? r->left.top_error : r->right.top_error};
+  pbd_FilesReporter_File(r->rep, &f);
+  if (!pbd_FilesReporter_Finish(r->rep, false)) r->oom = true;
+}
+
 int pbd_Cli_CompareDirs(const pbd_CliOptions *o, const pbd_Config *cfg, const char *dir1,
                         const char *dir2) {
   if (o->summary && !pbd_Report_HasSummary(o->format) && !o->quiet) {
@@ -381,6 +398,8 @@ int pbd_Cli_CompareDirs(const pbd_CliOptions *o, const pbd_Config *cfg, const ch
   else if (collect(&r)) {
     compare_all(&r, cfg);
     if (!r.oom && r.rep && !pbd_FilesReporter_Finish(r.rep, !r.trouble && !r.differ)) r.oom = true;
+  } else if (!r.oom && r.rep && pbd_Report_ReportsTrouble(o->format)) {
+    top_trouble(&r); /* JUnit: a document with the error, not an empty file */
   }
   if (r.oom) {
     print_err("pbdiff: out of memory\n");

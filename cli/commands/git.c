@@ -119,27 +119,10 @@ static bool all_zeros(const char *s) {
   return true;
 }
 
-/* A path as git writes it in headers: PREFIX+PATH, or in double quotes with
- * C escapes when it holds a control character, a quote, a backslash or a
- * byte above 0x7f (git's default core.quotePath). */
+/* A path as git writes it in headers: PREFIX+PATH, quoted as git quotes
+ * paths (cli/names.c). */
 static void quoted_path(pbd_Buf *b, const char *prefix, const char *path) {
-  bool quote = false;
-  for (const unsigned char *p = (const unsigned char *)path; *p && !quote; p++)
-    quote = *p < 0x20 || *p >= 0x7f || *p == '"' || *p == '\\';
-  if (!quote) {
-    pbd_Buf_AppendStr(b, prefix);
-    pbd_Buf_AppendStr(b, path);
-    return;
-  }
-  pbd_Buf_AppendChar(b, '"');
-  pbd_Buf_AppendStr(b, prefix);
-  for (const unsigned char *p = (const unsigned char *)path; *p; p++) {
-    const char *esc = strchr("\a\b\t\n\v\f\r\"\\", *p);
-    if (esc) pbd_Buf_Printf(b, "\\%c", "abtnvfr\"\\"[esc - "\a\b\t\n\v\f\r\"\\"]);
-    else if (*p < 0x20 || *p >= 0x7f) pbd_Buf_Printf(b, "\\%03o", *p);
-    else pbd_Buf_AppendChar(b, (char)*p);
-  }
-  pbd_Buf_AppendChar(b, '"');
+  pbd_Cli_AppendName(b, prefix, path);
 }
 
 /* One header line, bold when colouring. */
@@ -182,7 +165,15 @@ static void xfrm_lines(pbd_Buf *b, bool color, const char *xfrm) {
   for (const char *p = plain.data; p && *p;) {
     const char *nl = strchr(p, '\n');
     size_t n = nl ? (size_t)(nl - p) : strlen(p);
-    if (n && strncmp(p, "index ", 6) != 0) meta_line(b, color, p, n);
+    if (n && strncmp(p, "index ", 6) != 0) { /* git quotes the names; escape what else is there */
+      pbd_Buf raw = {0}, safe = {0};
+      pbd_Buf_Append(&raw, p, n);
+      pbd_Cli_AppendEscaped(&safe, raw.data ? raw.data : "");
+      meta_line(b, color, safe.data ? safe.data : "", safe.len);
+      if (raw.oom || safe.oom) b->oom = true;
+      pbd_Buf_Free(&raw);
+      pbd_Buf_Free(&safe);
+    }
     p += n + (nl ? 1 : 0);
   }
   pbd_Buf_Free(&plain);
@@ -261,6 +252,8 @@ static bool parse_args(char **args, GitArgs *g) {
     if (!bad && !g->gone[side] && !is_mode(mode)) bad = mode, what = "' is not a file mode";
   }
   bool neither = !bad && g->gone[0] && g->gone[1];
+  char quoted[256];
+  if (bad) bad = pbd_Cli_Name(bad, quoted, sizeof quoted);
   if (bad || neither)
     fprintf(stderr,
             "pbdiff: 7 operands are git's external-diff form (PATH OLD-FILE OLD-HEX OLD-MODE "
@@ -351,7 +344,21 @@ static void not_compared(pbd_Buf *b, const GitArgs *g, const pbd_CliError *e, bo
     pbd_Buf_AppendStr(b, " is a Git LFS pointer (fetch the object: git lfs pull)\n");
     lfs = true;
   }
-  if (!lfs) pbd_Buf_Printf(b, "pbdiff: not compared by meaning: %s\n", e->msg);
+  if (!lfs) { /* the message names a/PATH or b/PATH first: quoted as in the header */
+    pbd_Buf_AppendStr(b, "pbdiff: not compared by meaning: ");
+    const char *rest = e->msg;
+    for (int side = 0; side < 2 && rest == e->msg; side++) {
+      const char *path = side ? g->new_path : g->path;
+      size_t n = strlen(path);
+      if (!g->gone[side] && !strncmp(rest, side ? "b/" : "a/", 2) && !strncmp(rest + 2, path, n) &&
+          rest[2 + n] == ':') {
+        quoted_path(b, side ? "b/" : "a/", path);
+        rest += 2 + n;
+      }
+    }
+    pbd_Cli_AppendEscaped(b, rest);
+    pbd_Buf_AppendChar(b, '\n');
+  }
   if (!bytes_differ) return;
   pbd_Buf_AppendStr(b, "Binary files ");
   if (g->gone[0]) pbd_Buf_AppendStr(b, "/dev/null");
@@ -362,9 +369,14 @@ static void not_compared(pbd_Buf *b, const GitArgs *g, const pbd_CliError *e, bo
   pbd_Buf_AppendStr(b, " differ\n");
 }
 
-int pbd_Cli_GitDriver(const pbd_CliOptions *o, const pbd_Config *cfg, char **args) {
+int pbd_Cli_GitDriver(const pbd_CliOptions *o, const pbd_Config *cfg,
+                      const pbd_CliError *config_error, char **args) {
   if (!args[1]) { /* an unmerged path (git diff --cached in a conflict): as git says it */
-    printf("* Unmerged path %s\n", args[0]);
+    pbd_Buf line = {0};
+    pbd_Buf_AppendStr(&line, "* Unmerged path ");
+    quoted_path(&line, "", args[0]);
+    printf("%s\n", line.data ? line.data : "");
+    pbd_Buf_Free(&line);
     return kExitEqual;
   }
   GitArgs g;
@@ -387,8 +399,9 @@ int pbd_Cli_GitDriver(const pbd_CliOptions *o, const pbd_Config *cfg, char **arg
     eff.report.left_name = name[0].data;
     eff.report.right_name = name[1].data;
     pbd_CliError error = {0};
-    status = pbd_Cli_ComparePair(&eff, g.file[0], g.file[1], name[0].data, name[1].data, stdout,
-                                 &error);
+    if (config_error) error = *config_error, status = kExitTrouble;
+    else status = pbd_Cli_ComparePair(&eff, g.file[0], g.file[1], name[0].data, name[1].data,
+                                      stdout, &error);
     pbd_CliError_PrintNote(stderr, &error);
     if (status == kExitTrouble) { /* said on standard error, and git goes on */
       pbd_CliError_Print(stderr, &error, "pbdiff");
@@ -400,7 +413,8 @@ int pbd_Cli_GitDriver(const pbd_CliOptions *o, const pbd_Config *cfg, char **arg
     char *body;
     size_t body_len;
     pbd_CliError error = {0};
-    status = compare_to_string(&eff, &g, name[0].data, name[1].data, &body, &body_len, &error);
+    if (config_error) error = *config_error, status = kExitTrouble, body = NULL, body_len = 0;
+    else status = compare_to_string(&eff, &g, name[0].data, name[1].data, &body, &body_len, &error);
     pbd_CliError_PrintNote(stderr, &error);
     for (int side = 0; side < 2; side++)
       if (!g.gone[side] && all_zeros(g.hex[side]))

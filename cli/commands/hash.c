@@ -55,9 +55,13 @@ static void print_fingerprint(const pbd_CliOptions *eff, const char *path, const
     }
     pbd_Buf_AppendStr(&b, "}\n");
   } else {
-    pbd_Buf_Printf(&b, "%s  %s", fp, path);
+    pbd_Buf_Printf(&b, "%s  ", fp);
+    pbd_Cli_AppendName(&b, NULL, path); /* quoted as git quotes paths */
     if (eff->delimited) pbd_Buf_Printf(&b, "[%zu]", i);
-    if (eff->record_key) pbd_Buf_Printf(&b, "  %s", key->data);
+    if (eff->record_key) {
+      pbd_Buf_AppendStr(&b, "  ");
+      pbd_Cli_AppendEscaped(&b, key->data ? key->data : "");
+    }
     pbd_Buf_AppendChar(&b, '\n');
   }
   if (b.data) fputs(b.data, stdout);

@@ -64,10 +64,12 @@ static bool list_side(const pbd_CliOptions *o, Side *s, pbd_CliError *e) {
   if (stat(s->root, &st) != 0 || !S_ISDIR(st.st_mode)) {
     s->nfiles = 1;
   } else if (!o->recursive) {
-    pbd_CliError_Set(e, false, "%s: is a directory (to compare two corpora of files, use -r)", s->root);
+    pbd_CliError_Set(e, false, "%s: is a directory (to compare two corpora of files, use -r)",
+                     pbd_Cli_Name(s->root, (char[1024]){0}, 1024));
     return false;
   } else if (pbd_Cli_ListFiles(s->root, &s->rels, &s->nfiles) == 2) {
-    pbd_CliError_Set(e, false, "%s: cannot read the directory", s->root);
+    pbd_CliError_Set(e, false, "%s: cannot read the directory",
+                     pbd_Cli_Name(s->root, (char[1024]){0}, 1024));
     return false;
   }
   s->inputs = calloc(s->nfiles ? s->nfiles : 1, sizeof *s->inputs);
@@ -186,8 +188,13 @@ static void say_duplicate(Side *s, const char *side, const pbd_RecordPair *p,
   if (s->dup_lines++ == kMaxDuplicateLines) {
     fprintf(stderr, "pbdiff: warning: %s: more keys held by several records (see the totals)\n", side);
   } else if (s->dup_lines <= kMaxDuplicateLines) {
-    fprintf(stderr, "pbdiff: warning: %s: %zu records have the key %.*s (paired in order)\n", side,
-            count, (int)(p->key_len > 200 ? 200 : p->key_len), p->key);
+    pbd_Buf key = {0}, shown = {0}; /* the key is payload text: escaped */
+    pbd_Buf_Append(&key, p->key, p->key_len > 200 ? 200 : p->key_len);
+    pbd_Cli_AppendEscaped(&shown, key.data ? key.data : "");
+    fprintf(stderr, "pbdiff: warning: %s: %zu records have the key %s (paired in order)\n", side,
+            count, shown.data ? shown.data : "");
+    pbd_Buf_Free(&key);
+    pbd_Buf_Free(&shown);
   }
 }
 

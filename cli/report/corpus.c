@@ -15,6 +15,8 @@ typedef struct {
   size_t last_any, last_kind[5];  /* the record that counted last (seq), not to count twice */
   char **examples;                /* the first record keys, in the order they came */
   size_t nexamples;
+  bool unwritable;                /* holds a control character or NUL (from an Any's type
+                                     URL): no .pbdiff value can hold it on one line */
 } PathCount;
 
 struct pbd_CorpusStat {
@@ -73,7 +75,15 @@ static void path_pattern(pbd_Buf *out, const pbd_Path *p) {
   }
 }
 
-static PathCount *find_path(pbd_CorpusStat *c, const char *pattern) {
+/* Whether a pattern of len bytes holds what no one-line config value can:
+ * a control character, or a NUL (which ends it early). */
+static bool unwritable(const char *pattern, size_t len) {
+  for (size_t i = 0; i < len; i++)
+    if ((unsigned char)pattern[i] < 0x20 || pattern[i] == 0x7f) return true;
+  return false;
+}
+
+static PathCount *find_path(pbd_CorpusStat *c, const char *pattern, size_t len) {
   size_t i = rp_NameIndex_Find(&c->index, c->paths, sizeof *c->paths, c->npaths, pattern,
                                strlen(pattern));
   if (i < c->npaths) return &c->paths[i];
@@ -87,6 +97,7 @@ static PathCount *find_path(pbd_CorpusStat *c, const char *pattern) {
   PathCount *pc = &c->paths[c->npaths];
   memset(pc, 0, sizeof *pc);
   pc->pattern = strdup(pattern);
+  pc->unwritable = unwritable(pattern, len);
   pc->examples = calloc(c->max_examples ? c->max_examples : 1, sizeof *pc->examples);
   if (!pc->pattern || !pc->examples ||
       !rp_NameIndex_Add(&c->index, c->paths, sizeof *c->paths, c->npaths)) {
@@ -117,7 +128,7 @@ int pbd_CorpusStat_Edit(void *ctx, const pbd_Edit *e) {
   pbd_CorpusStat *c = ctx;
   if (e->path->count < 2) return 0; /* a whole record: the totals count it */
   path_pattern(&c->pattern, e->path);
-  PathCount *pc = c->pattern.oom ? NULL : find_path(c, c->pattern.data);
+  PathCount *pc = c->pattern.oom ? NULL : find_path(c, c->pattern.data, c->pattern.len);
   if (!pc) {
     c->oom = true;
     return 1;
@@ -163,11 +174,18 @@ void pbd_CorpusTotals_Text(pbd_Buf *b, const pbd_CorpusTotals *t) {
 static void write_text(const pbd_CorpusStat *c, const pbd_CorpusTotals *t, pbd_Buf *b) {
   for (size_t i = 0; i < c->npaths; i++) {
     const PathCount *pc = &c->paths[i];
-    pbd_Buf_Printf(b, "  %s: %zu record%s (", pc->pattern, pc->records, pc->records == 1 ? "" : "s");
+    /* patterns and keys hold payload text (an Any's type URL, a key's
+     * string): escaped, so that they stay on their line */
+    pbd_Buf_AppendStr(b, "  ");
+    pbd_Cli_AppendEscaped(b, pc->pattern);
+    pbd_Buf_Printf(b, ": %zu record%s (", pc->records, pc->records == 1 ? "" : "s");
     kinds_text(b, pc);
     pbd_Buf_AppendChar(b, ')');
-    for (size_t k = 0; k < pc->nexamples; k++)
-      pbd_Buf_Printf(b, "%s[%s]", k ? " " : ", e.g. ", pc->examples[k]);
+    for (size_t k = 0; k < pc->nexamples; k++) {
+      pbd_Buf_AppendStr(b, k ? " [" : ", e.g. [");
+      pbd_Cli_AppendEscaped(b, pc->examples[k]);
+      pbd_Buf_AppendChar(b, ']');
+    }
     pbd_Buf_AppendChar(b, '\n');
   }
   pbd_CorpusTotals_Text(b, t);
@@ -219,6 +237,31 @@ bool pbd_CorpusStat_Write(pbd_CorpusStat *c, const pbd_CorpusTotals *t, bool jso
   return flush(&b, out);
 }
 
+/* A pattern as a config value that reads back as exactly it (cli/config.c):
+ * as it is, or in double quotes with \" and \\ when it holds a quote, a
+ * backslash, a comment's `#` or `;`, or space at an end.  A pattern that
+ * holds a control character is not written (a newline in it would start
+ * lines of the payload author's choosing): a comment says so, escaped. */
+static void ignore_line(pbd_Buf *b, const PathCount *pc) {
+  const char *p = pc->pattern;
+  if (pc->unwritable) {
+    pbd_Buf_AppendStr(b, "\t# not written: the path holds a control character: ");
+    pbd_Cli_AppendEscaped(b, p);
+    pbd_Buf_AppendChar(b, '\n');
+    return;
+  }
+  size_t n = strlen(p);
+  bool quote = strpbrk(p, "\"\\#;") || (n && strchr(" \t", p[0])) || (n && strchr(" \t", p[n - 1]));
+  pbd_Buf_AppendStr(b, "\tignore = ");
+  if (quote) pbd_Buf_AppendChar(b, '"');
+  for (; *p; p++) {
+    if (quote && (*p == '"' || *p == '\\')) pbd_Buf_AppendChar(b, '\\');
+    pbd_Buf_AppendChar(b, *p);
+  }
+  if (quote) pbd_Buf_AppendChar(b, '"');
+  pbd_Buf_AppendChar(b, '\n');
+}
+
 bool pbd_CorpusStat_WriteNoise(pbd_CorpusStat *c, const pbd_CorpusTotals *t, const char *glob,
                                FILE *out) {
   if (c->oom) return false;
@@ -239,7 +282,8 @@ bool pbd_CorpusStat_WriteNoise(pbd_CorpusStat *c, const pbd_CorpusTotals *t, con
     const PathCount *pc = &c->paths[i];
     pbd_Buf_Printf(&b, "\t# %zu of %zu paired records (", pc->records, t->paired);
     kinds_text(&b, pc);
-    pbd_Buf_Printf(&b, ")\n\tignore = %s\n", pc->pattern);
+    pbd_Buf_AppendStr(&b, ")\n");
+    ignore_line(&b, pc);
   }
   return flush(&b, out);
 }

@@ -102,9 +102,13 @@ static bool junit_finish(pbd_Reporter *r, bool equal) {
   if (fflush(r->out) != 0 || ferror(r->out)) r->failed = true;
   if (r->failed) return false;
   const char *name = r->o.test_name ? r->o.test_name : r->o.right_name ? r->o.right_name : "pbdiff";
-  pbd_Buf b = {0};
-  char message[64];
-  snprintf(message, sizeof message, "%zu difference%s", r->total, r->total == 1 ? "" : "s");
+  pbd_Buf b = {0}, message = {0};
+  pbd_Buf_Printf(&message, "%zu difference%s", r->total, r->total == 1 ? "" : "s");
+  if (r->junit_paths.len) { /* where, as a CI server's list of failures shows only the message */
+    pbd_Buf_Printf(&message, ": %s", r->junit_paths.data);
+    if (r->total > r->junit_npaths) pbd_Buf_AppendStr(&message, ", ...");
+  }
+  if (message.oom) b.oom = true;
   double seconds = rp_seconds_now() - r->started;
   if (!r->o.junit_testcase) pbd_Report_JunitBegin(&b, 1, equal ? 0 : 1, 0, seconds);
   const char *text = r->junit_text ? r->junit_text : "";
@@ -115,15 +119,33 @@ static bool junit_finish(pbd_Reporter *r, bool equal) {
   if (equal)
     pbd_Report_JunitCase(&b, name, seconds, NULL, NULL, NULL, NULL, 0, out, sys.len);
   else
-    pbd_Report_JunitCase(&b, name, seconds, "failure", "differ", message, text, r->junit_len, out,
-                         sys.len);
+    pbd_Report_JunitCase(&b, name, seconds, "failure", "differ", message.data ? message.data : "",
+                         text, r->junit_len, out, sys.len);
   if (sys.oom) b.oom = true;
   pbd_Buf_Free(&sys);
+  pbd_Buf_Free(&message);
   if (!r->o.junit_testcase) pbd_Report_JunitEnd(&b);
   bool ok = !b.oom && fwrite(b.data, 1, b.len, r->final_out) == b.len;
   pbd_Buf_Free(&b);
   if (fflush(r->final_out) != 0 || ferror(r->final_out)) ok = false;
   return ok;
+}
+
+/* The first differences' paths, for the failure's message. */
+enum { kMessagePaths = 3 };
+
+static int junit_edit(pbd_Reporter *r, const pbd_Edit *e) {
+  if (r->junit_npaths < kMessagePaths && e->path && e->path->count) {
+    size_t plen;
+    const char *path = rp_path_shown(r, e, false, &plen);
+    if (*path == '.') path++;
+    if (*path) {
+      if (r->junit_npaths++) pbd_Buf_AppendStr(&r->junit_paths, ", ");
+      pbd_Buf_AppendStr(&r->junit_paths, path);
+      if (r->junit_paths.oom) r->failed = true;
+    }
+  }
+  return rp_text_edit(r, e);
 }
 
 /* The text report goes to a memory stream; Finish wraps it in XML. */
@@ -180,7 +202,7 @@ static void junit_files_end(pbd_FilesReporter *s, bool equal) {
 
 const pbd_FormatDef kPbd_FormatDef_Junit = {
     .name = "junit", .trouble_report = true,
-    .help = "'junit': JUnit XML for CI servers, one test\ncase per file, see docs/ci.md", .stat = true,
-    .begin = junit_begin, .edit = rp_text_edit, .finish = rp_text_end, .close = junit_finish,
+    .help = "'junit': JUnit XML for CI servers, one test\ncase per file, see docs/ci.md",
+    .begin = junit_begin, .edit = junit_edit, .finish = rp_text_end, .close = junit_finish,
     .file_options = junit_file_options, .file = junit_file, .files_end = junit_files_end,
 };

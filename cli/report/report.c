@@ -131,6 +131,37 @@ const char *rp_path_text(pbd_Reporter *r, const pbd_Edit *e, bool both, size_t *
   return r->path.oom ? "" : r->path.data;
 }
 
+/* Whether text holds what would leave its line or drive a terminal. */
+static bool needs_escape(const char *text, size_t n) {
+  for (size_t i = 0; i < n; i++)
+    if ((unsigned char)text[i] < 0x20 || text[i] == 0x7f || (unsigned char)text[i] >= 0x80) return true;
+  return false;
+}
+
+/* Escapes r->path in place from `from` on (cli/names.c). */
+static void escape_path_from(pbd_Reporter *r, size_t from) {
+  pbd_Buf raw = {0};
+  pbd_Buf_Append(&raw, r->path.data + from, r->path.len - from);
+  pbd_Buf_Truncate(&r->path, from);
+  pbd_Cli_AppendEscaped(&r->path, raw.data ? raw.data : "");
+  if (raw.oom) r->path.oom = true;
+  pbd_Buf_Free(&raw);
+}
+
+const char *rp_path_shown(pbd_Reporter *r, const pbd_Edit *e, bool both, size_t *plen) {
+  const char *path = rp_path_text(r, e, both, plen);
+  if (r->path.oom || !needs_escape(path, r->path.len)) return path;
+  pbd_Buf rest = {0}; /* the parent part and the rest, each escaped, *plen kept true */
+  pbd_Buf_Append(&rest, r->path.data + *plen, r->path.len - *plen);
+  pbd_Buf_Truncate(&r->path, *plen);
+  escape_path_from(r, 0);
+  *plen = r->path.len;
+  pbd_Cli_AppendEscaped(&r->path, rest.data ? rest.data : "");
+  if (rest.oom) r->path.oom = true;
+  pbd_Buf_Free(&rest);
+  return r->path.oom ? "" : r->path.data;
+}
+
 bool rp_flush_out(pbd_Reporter *r, bool equal) {
   (void)equal;
   return fflush(r->out) == 0 && !r->failed && !ferror(r->out);
@@ -196,6 +227,7 @@ void pbd_Reporter_Free(pbd_Reporter *r) {
   if (r->final_out && r->out) fclose(r->out); /* a format's own stream (junit) */
   free(r->junit_text);
   free(r->test_name);
+  pbd_Buf_Free(&r->junit_paths);
   pbd_Buf_Free(&r->explain_text);
   pbd_Buf_Free(&r->explain_json);
   pbd_Buf_Free(&r->note_text);

@@ -10,6 +10,7 @@
 #include <stddef.h>
 #include <stdio.h>
 
+#include "names.h"
 #include "report/report.h"
 
 #define SGR_BOLD "\033[1m"
@@ -75,6 +76,8 @@ struct pbd_Reporter {
   char *junit_text;
   size_t junit_len;
   char *test_name;  /* owned copy of o.test_name */
+  pbd_Buf junit_paths; /* junit: the first differences' paths, for the failure's message */
+  size_t junit_npaths;
   double started;   /* junit: when the comparison began, for its time */
 };
 
@@ -124,6 +127,10 @@ int rp_flush_line(pbd_Reporter *r, pbd_Buf *b);
 /* The edit's path as text (in r->path); *plen: the length of its parent
  * part.  both: an element at another index in RIGHT reads `[2->3]`. */
 const char *rp_path_text(pbd_Reporter *r, const pbd_Edit *e, bool both, size_t *plen);
+/* The same as shown on a line of text: an Any's type URL in it is payload
+ * text, so control characters and what is not UTF-8 are escaped (JSON
+ * writes rp_path_text's, JSON-escaped). */
+const char *rp_path_shown(pbd_Reporter *r, const pbd_Edit *e, bool both, size_t *plen);
 /* Flushes what a format wrote to the caller's stream. */
 bool rp_flush_out(pbd_Reporter *r, bool equal);
 /* A copy (NULL stays NULL); sets *failed when out of memory. */

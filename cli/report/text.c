@@ -50,6 +50,14 @@ static void top_field(pbd_Reporter *r, const pbd_Path *p, const char **name, siz
       pbd_Path_Format(&r->path, p, i, i + 1);
   }
   pbd_Buf_AppendStr(&r->path, "");
+  if (!r->path.oom) { /* an Any's type URL is payload text: escaped */
+    pbd_Buf raw = {0};
+    pbd_Buf_AppendStr(&raw, r->path.data);
+    pbd_Buf_Truncate(&r->path, 0);
+    pbd_Cli_AppendEscaped(&r->path, raw.data ? raw.data : "");
+    pbd_Buf_AppendStr(&r->path, "");
+    pbd_Buf_Free(&raw);
+  }
   const char *t = r->path.oom ? "" : r->path.data;
   if (*t == '.') t++;
   *name = t;
@@ -227,7 +235,7 @@ static void names_lines(pbd_Reporter *r, pbd_Buf *b) {
   for (int i = 0; i < 2; i++) {
     rp_color_on(r, b, SGR_BOLD);
     pbd_Buf_AppendStr(b, marks[i]);
-    pbd_Buf_AppendStr(b, names[i]);
+    pbd_Cli_AppendName(b, NULL, names[i]);
     rp_color_off(r, b);
     pbd_Buf_AppendChar(b, '\n');
   }
@@ -286,7 +294,7 @@ int rp_text_edit(pbd_Reporter *r, const pbd_Edit *e) {
   pbd_Buf *b = &r->line;
   pbd_Buf_Truncate(b, 0);
   size_t plen;
-  const char *path = rp_path_text(r, e, e->kind != kPbd_Edit_Moved, &plen);
+  const char *path = rp_path_shown(r, e, e->kind != kPbd_Edit_Moved, &plen);
   names_lines(r, b);
   if (!r->have_group || r->group.len != plen || memcmp(r->group.data, path, plen) != 0 ||
       r->group_type != e->parent) {
@@ -373,15 +381,22 @@ static void text_finish(pbd_Reporter *r, bool equal) {
 
 /* ---- pbdiff -r ------------------------------------------------------------------- */
 
-/* "Only in DIR/sub: name", as diff -r says it. */
+/* "Only in DIR/sub: name", as diff -r says it (each name quoted). */
 static void only_in(FILE *out, const char *root, const char *rel) {
   const char *slash = strrchr(rel, '/');
+  pbd_Buf dir = {0}, line = {0};
+  pbd_Buf_AppendStr(&dir, root);
   if (slash) {
-    fprintf(out, "Only in %s%s%.*s: %s\n", root, root[strlen(root) - 1] == '/' ? "" : "/",
-            (int)(slash - rel), rel, slash + 1);
-  } else {
-    fprintf(out, "Only in %s: %s\n", root, rel);
+    if (root[0] && root[strlen(root) - 1] != '/') pbd_Buf_AppendChar(&dir, '/');
+    pbd_Buf_Append(&dir, rel, (size_t)(slash - rel));
   }
+  pbd_Buf_AppendStr(&line, "Only in ");
+  pbd_Cli_AppendName(&line, NULL, dir.data ? dir.data : "");
+  pbd_Buf_AppendStr(&line, ": ");
+  pbd_Cli_AppendName(&line, NULL, slash ? slash + 1 : rel);
+  fprintf(out, "%s\n", line.oom || !line.data ? "Only in (out of memory)" : line.data);
+  pbd_Buf_Free(&dir);
+  pbd_Buf_Free(&line);
 }
 
 const char *rp_file_word(const pbd_FileResult *f) {
@@ -399,17 +414,29 @@ static void text_file_options(const pbd_FilesReporter *s, const pbd_FileResult *
 
 static void text_file(pbd_FilesReporter *s, const pbd_FileResult *f) {
   if (s->o.summary) {
-    if (f->side == kPbd_File_Both && f->status == 2)
-      fprintf(s->out, "%s %s: %s\n", rp_file_word(f), f->rel, f->error ? f->error : "");
-    else
-      fprintf(s->out, "%s %s\n", rp_file_word(f), f->rel);
+    pbd_Buf line = {0};
+    pbd_Buf_Printf(&line, "%s ", rp_file_word(f));
+    pbd_Cli_AppendName(&line, NULL, f->rel);
+    if (f->side == kPbd_File_Both && f->status == 2) {
+      pbd_Buf_AppendStr(&line, ": ");
+      pbd_Cli_AppendEscaped(&line, f->error ? f->error : "");
+    }
+    fprintf(s->out, "%s\n", line.oom || !line.data ? "(out of memory)" : line.data);
+    pbd_Buf_Free(&line);
   } else if (f->side == kPbd_File_OnlyLeft) {
     only_in(s->out, s->o.dir1, f->rel);
   } else if (f->side == kPbd_File_OnlyRight) {
     only_in(s->out, s->o.dir2, f->rel);
   } else if (f->report_len) {
     const char *bold = s->o.color ? SGR_BOLD : "", *off = s->o.color ? SGR_RESET : "";
-    fprintf(s->out, "%s--- %s%s\n%s+++ %s%s\n", bold, f->left_path, off, bold, f->right_path, off);
+    pbd_Buf names = {0};
+    pbd_Buf_Printf(&names, "%s--- ", bold);
+    pbd_Cli_AppendName(&names, NULL, f->left_path);
+    pbd_Buf_Printf(&names, "%s\n%s+++ ", off, bold);
+    pbd_Cli_AppendName(&names, NULL, f->right_path);
+    pbd_Buf_Printf(&names, "%s\n", off);
+    if (names.data && !names.oom) fputs(names.data, s->out);
+    pbd_Buf_Free(&names);
     fwrite(f->report, 1, f->report_len, s->out);
   }
 }

@@ -253,15 +253,31 @@ START_TEST(cat_schemaless) {
 END_TEST
 
 START_TEST(cat_long_values_whole) {
-  /* bytes of 100000 'A' (more than the output buffer): written whole */
+  /* bytes of 100000 'A' (more than the output buffer): written whole, folded
+   * into adjacent literals of 76 characters, one a line (text format reads
+   * "a" "b" as "ab"), so that textconv's lines stay short */
   ck_assert_int_eq(tu_sh("{ printf '\\132\\240\\215\\006'; head -c 100000 /dev/zero | tr '\\0' A; } "
                       "> big.pb")->rc, 0);
   const Run *r = PB("cat " S3 "big.pb");
   ck_assert_int_eq(r->rc, 0);
-  ck_assert_uint_eq(strlen(r->out), 100000 + strlen("by: \"\"\n"));
+  size_t lines = 100000 / 76 + 1;
+  ck_assert_uint_eq(strlen(r->out), 100000 + strlen("by: \"\"\n") + (lines - 1) * strlen("  \"\"\n"));
   ck_assert(strncmp(r->out, "by: \"AAAA", 9) == 0);
   ck_assert(strcmp(r->out + strlen(r->out) - 3, "A\"\n") == 0);
-  ck_assert_uint_eq(strspn(r->out + 5, "A"), 100000);
+  r = PB("cat " S3 "big.pb | LC_ALL=C awk 'length > 82 { long++ } END { print NR, long + 0 }'");
+  EXPECT(r, 0, "1316 0\n");
+  /* and it reads back as the same bytes */
+  r = tu_sh("\"$P\" cat " S3 "big.pb | protoc --encode=sem3.M -I\"$R/testdata/proto\" -I/usr/include "
+            "\"$R/testdata/proto/sem3.proto\" | cmp - big.pb && echo same");
+  EXPECT(r, 0, "same\n");
+  /* a multi-byte character or an escape is never cut across two lines: 50
+   * of "\303\251\n" (4 bytes written), 19 a line */
+  ck_assert_int_eq(tu_sh("{ printf '\\122\\226\\001'; for i in $(seq 50); do printf '\\303\\251\\n'; done; } "
+                      "> utf.pb")->rc, 0);
+  r = PB("cat " S3 "utf.pb | LC_ALL=C awk '{ sub(/^(str: |  )\"/, \"\"); sub(/\"$/, \"\"); print length }'");
+  EXPECT(r, 0, "76\n76\n48\n");
+  r = PB("cat " S3 "utf.pb | grep -c -v -E '^(str: |  )\"(\303\251\\\\n)+\"$'");
+  EXPECT(r, 1, "0\n");
 }
 END_TEST
 

@@ -390,7 +390,7 @@ START_TEST(junit_tree) {
       "    </testcase>\n"
       "    <testcase classname=\"pbdiff\" name=\"sub/deep/re.pb\"/>\n"
       "    <testcase classname=\"pbdiff\" name=\"sub/diff.pb\">\n"
-      "      <failure message=\"2 differences\" type=\"differ\">--- L/sub/diff.pb\n"
+      "      <failure message=\"2 differences: i32, str\" type=\"differ\">--- L/sub/diff.pb\n"
       "+++ R/sub/diff.pb\n"
       "i32: 1 -&gt; 2\n"
       "str: &quot;&quot; -&gt; &quot;x&quot;\n"
@@ -429,9 +429,9 @@ START_TEST(junit_tree) {
          "0\ntests=5 failures=0 errors=0\neq.pb pass\nlnk.pb pass\n"
          "sub/deep/re.pb pass\nsub/diff.pb pass\nsub/left_only.pb pass\n");
   /* --max-diffs cuts the body, the message counts all */
-  r = PB("-r --format junit --max-diffs 1 " S3 "L R 2>/dev/null | grep -A3 'message=\"2 differences\"'");
+  r = PB("-r --format junit --max-diffs 1 " S3 "L R 2>/dev/null | grep -A3 'message=\"2 differences'");
   EXPECT(r, 0,
-         "      <failure message=\"2 differences\" type=\"differ\">--- L/sub/diff.pb\n"
+         "      <failure message=\"2 differences: i32, ...\" type=\"differ\">--- L/sub/diff.pb\n"
          "+++ R/sub/diff.pb\n"
          "i32: 1 -&gt; 2\n"
          "... and 1 more difference\n");
@@ -467,9 +467,10 @@ START_TEST(junit_escaping) {
          "1\n"
          "tests=4 failures=4 errors=0\n"
          "a&b<c>\"d'.pb failure:differ\n"
-         "[--- A/a&b<c>\"d'.pb\n+++ B/a&b<c>\"d'.pb\ni32: 1 -> 2\n]\n"
+         /* the report's names quoted as git quotes them (cli/names.c) */
+         "[--- \"A/a&b<c>\\\"d'.pb\"\n+++ \"B/a&b<c>\\\"d'.pb\"\ni32: 1 -> 2\n]\n"
          "caf\303\251.pb failure:differ\n"
-         "[--- A/caf\303\251.pb\n+++ B/caf\303\251.pb\nstr: \"<&>\" -> \"]]>\\n\\\"\"\n]\n"
+         "[--- \"A/caf\\303\\251.pb\"\n+++ \"B/caf\\303\\251.pb\"\nstr: \"<&>\" -> \"]]>\\n\\\"\"\n]\n"
          "ctl\357\277\275x\357\277\275y.pb failure:only-left\n" /* U+FFFD */
          "\357\277\275.pb failure:only-left\n");
   r = tu_sh("grep -c 'name=\"a&amp;b&lt;c&gt;&quot;d'\"'\"'.pb\"' j.xml");
@@ -497,7 +498,7 @@ START_TEST(junit_single_pair) {
          "<testsuites tests=\"1\" failures=\"1\" errors=\"0\">\n"
          "  <testsuite name=\"pbdiff\" tests=\"1\" failures=\"1\" errors=\"0\">\n"
          "    <testcase classname=\"pbdiff\" name=\"r.pb\">\n"
-         "      <failure message=\"2 differences\" type=\"differ\">i32: 1 -&gt; 2\n"
+         "      <failure message=\"2 differences: i32, str\" type=\"differ\">i32: 1 -&gt; 2\n"
          "str: &quot;&quot; -&gt; &quot;x&quot;\n"
          "</failure>\n"
          "    </testcase>\n"
@@ -521,7 +522,7 @@ START_TEST(junit_single_pair) {
   EXPECT(r, 0, "tests=1 failures=1 errors=0\nr.pb failure:differ\n");
   /* a single difference */
   r = PB_NOTIME("--format junit " S3 "l.pb one.pb | grep -e '<failure' -e '</failure'");
-  EXPECT(r, 0, "      <failure message=\"1 difference\" type=\"differ\">i32: 1 -&gt; 2\n</failure>\n");
+  EXPECT(r, 0, "      <failure message=\"1 difference: i32\" type=\"differ\">i32: 1 -&gt; 2\n</failure>\n");
   /* standard input as RIGHT */
   r = PB("--format junit " S3 "l.pb - < r.pb | grep -c 'name=\"-\"'");
   EXPECT(r, 0, "1\n");
@@ -539,6 +540,29 @@ START_TEST(junit_single_pair) {
           "</testsuites>\n",
           "pbdiff: bad.pb: truncated varint (field 1) at byte 1\n");
   EXPECT(PB("-q --format junit " S3 "l.pb r.pb"), 1, "");
+  /* the message names the first three paths, then "..." */
+  put("many.pb", "08 02 10 01 18 01 20 01");
+  r = PB_NOTIME("--format junit " S3 "l.pb many.pb | grep -o 'message=\"[^\"]*\"'");
+  EXPECT(r, 0, "message=\"4 differences: i32, i64, u32, ...\"\n");
+  /* -r on a directory that is not there: still a document, one error case */
+  tu_sh("mkdir E");
+  EXPECT2(PB_NOTIME("-r --format junit " S3 "E missing"), 2,
+          "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
+          "<testsuites tests=\"1\" failures=\"0\" errors=\"1\">\n"
+          "  <testsuite name=\"pbdiff\" tests=\"1\" failures=\"0\" errors=\"1\">\n"
+          "    <testcase classname=\"pbdiff\" name=\"missing\">\n"
+          "      <error message=\"missing: cannot open directory: No such file or directory\" type=\"error\"/>\n"
+          "    </testcase>\n"
+          "  </testsuite>\n"
+          "</testsuites>\n",
+          "pbdiff: missing: cannot open directory: No such file or directory\n");
+  /* --stat is a text report (docs/ci.md) */
+  EXPECT_STDERR(PB("--format junit --stat " S3 "l.pb r.pb"),
+                "pbdiff: --stat is a text report; it does not go with --format junit\n"
+                "Try 'pbdiff --help' for more information.\n");
+  EXPECT_STDERR(PB("-r --format junit --stat " S3 "L L"),
+                "pbdiff: --stat is a text report; it does not go with --format junit\n"
+                "Try 'pbdiff --help' for more information.\n");
   /* text and JSON stay as they were */
   EXPECT(PB(S3 "l.pb r.pb"), 1, "i32: 1 -> 2\nstr: \"\" -> \"x\"\n");
   EXPECT(PB("--format text " S3 "l.pb one.pb"), 1, "i32: 1 -> 2\n");

@@ -55,6 +55,31 @@ START_TEST(install_and_uninstall) {
 }
 END_TEST
 
+/* Installed under a prefix the loader does not search, docs/library.md's
+ * example runs when linked with pbdiff.pc's rpath variable, without
+ * LD_LIBRARY_PATH. */
+START_TEST(install_prefix_rpath) {
+  char build[2048], cmd[8192], *out, *err;
+  build_dir(build, sizeof build);
+  const char *root = tu_root();
+  snprintf(cmd, sizeof cmd,
+           "set -e; unset MAKEFLAGS MFLAGS MAKELEVEL SAN OPT CFLAGS LD_LIBRARY_PATH; d=$(mktemp -d); "
+           "trap 'rm -rf $d' EXIT; "
+           "make -s -C %s install BUILD=%s PREFIX=$d/opt >/dev/null; "
+           "awk '/^```c$/{on=1; next} /^```$/{on=0} on' %s/docs/library.md > $d/ex.c; "
+           "export PKG_CONFIG_PATH=$d/opt/lib/pkgconfig; "
+           "cc -std=c11 $d/ex.c $(pkg-config --cflags --libs pbdiff) "
+           "$(pkg-config --variable=rpath pbdiff) -o $d/ex; "
+           "protoc --include_imports -I%s/testdata/demo -o $d/demo.desc demo.proto; "
+           "$d/ex $d/demo.desc demo.Config %s/testdata/demo/left.pb %s/testdata/demo/same.pb",
+           root, build, root, root, root, root);
+  int rc = tu_run(cmd, &out, &err);
+  ck_assert_msg(rc == 0, "status %d\nstdout: %s\nstderr: %s", rc, out, err);
+  ck_assert_str_eq(out, "equal: 0 difference(s)\n");
+  free(out), free(err);
+}
+END_TEST
+
 START_TEST(man_page_matches_help) {
   char cmd[4096], *out, *err;
   snprintf(cmd, sizeof cmd, "%s/scripts/gen-man.sh %s | diff %s/docs/pbdiff.1 -", tu_root(),
@@ -72,6 +97,7 @@ static Suite *suite(void) {
   TCase *t = tcase_create("install");
   tcase_set_timeout(t, 300);
   tcase_add_test(t, install_and_uninstall);
+  tcase_add_test(t, install_prefix_rpath);
   tcase_add_test(t, man_page_matches_help);
   suite_add_tcase(s, t);
   return s;
