@@ -1,0 +1,52 @@
+# The Python module (python/, docs/python.md), included by the Makefile:
+#   make python          build it into $(BUILD)/python/lib (importable with
+#                        PYTHONPATH, its pytest plugin found there too)
+#   make python-test     its pytest suite, run by make test (also under ASan)
+#   make install-python  install it for Debian's /usr/bin/python3
+# The extension links the library and the CLI's modules (the reporters, the
+# rules, cat's printer) from position-independent archives of this build.
+PY          := /usr/bin/python3
+PIC_LIB_A   := $(BUILD)/pic/libpbdiff.a
+PIC_CLI_OBJ := $(patsubst %.c,$(BUILD)/pic/%.o,$(filter-out cli/main.c,$(CLI_SRC)))
+PIC_CLI_A   := $(BUILD)/pic/libpbdiff-cli.a
+PY_OUT      := $(CURDIR)/$(BUILD)/python
+PY_SRC      := $(wildcard python/setup.py python/src/*.c python/src/*.h python/pbdiff/*.py)
+
+$(PIC_CLI_OBJ): CFLAGS_BASE += -Icli
+$(PIC_CLI_OBJ): $(CLI_HDR)
+$(PIC_LIB_A): $(PIC_OBJ)
+	@rm -f $@
+	ar rcs $@ $^
+$(PIC_CLI_A): $(PIC_CLI_OBJ)
+	@rm -f $@
+	ar rcs $@ $^
+
+python-libs: $(PIC_LIB_A) $(PIC_CLI_A)
+
+# A stamp: setup.py rebuilds only what changed.
+$(PY_OUT)/.built: $(PIC_LIB_A) $(PIC_CLI_A) $(PY_SRC) $(LIB_HDR) $(CLI_HDR)
+	@mkdir -p $(PY_OUT)
+	cd python && PBDIFF_BUILD=$(CURDIR)/$(BUILD) PBDIFF_SAN="$(SAN)" CC="$(CC)" \
+	  $(PY) setup.py -q build --build-base $(PY_OUT)/tmp --build-lib $(PY_OUT)/lib \
+	  egg_info --egg-base $(PY_OUT)/lib >/dev/null
+	rm -rf python/build
+	@touch $@
+
+python: $(PY_OUT)/.built
+
+# Under ASan the interpreter is not instrumented: the sanitizers' runtimes
+# are preloaded (the extension links them as shared libraries), and leaks
+# are not checked, since the interpreter keeps much of its memory to the
+# end by design.  The suite runs its CLI agreement tests with this build's
+# pbdiff.
+PY_PRELOAD = $(if $(SAN),LD_PRELOAD="$$($(CC) -print-file-name=libasan.so) $$($(CC) -print-file-name=libubsan.so)" ASAN_OPTIONS=detect_leaks=0)
+
+python-test: python all
+	cd python && $(PY_PRELOAD) PYTHONPATH=$(PY_OUT)/lib PBDIFF=$(CURDIR)/$(BUILD)/pbdiff \
+	  PBDIFF_ROOT=$(CURDIR) $(PY) -m pytest -q -p no:cacheprovider tests
+
+install-python: $(PIC_LIB_A) $(PIC_CLI_A)
+	cd python && PBDIFF_BUILD=$(CURDIR)/$(BUILD) $(PY) -m pip install --no-build-isolation \
+	  --no-deps --break-system-packages .
+
+.PHONY: python python-libs python-test install-python
