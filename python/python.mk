@@ -42,8 +42,8 @@ python: $(PY_OUT)/.built
 PY_PRELOAD = $(if $(SAN),LD_PRELOAD="$$($(CC) -print-file-name=libasan.so) $$($(CC) -print-file-name=libubsan.so)" ASAN_OPTIONS=detect_leaks=0)
 
 python-test: python all
-	cd python && $(PY_PRELOAD) PYTHONPATH=$(PY_OUT)/lib PBDIFF=$(CURDIR)/$(BUILD)/pbdiff \
-	  PBDIFF_ROOT=$(CURDIR) $(PY) -m pytest -q -p no:cacheprovider tests
+	cd $(PY_OUT) && $(PY_PRELOAD) PYTHONPATH=$(PY_OUT)/lib PBDIFF=$(CURDIR)/$(BUILD)/pbdiff \
+	  PBDIFF_ROOT=$(CURDIR) $(PY) -P -m pytest -q -p no:cacheprovider $(CURDIR)/python/tests
 
 install-python: $(PIC_LIB_A) $(PIC_CLI_A)
 	cd python && PBDIFF_BUILD=$(CURDIR)/$(BUILD) $(PY) -m pip install --no-build-isolation \
