@@ -26,7 +26,7 @@ python-libs: $(PIC_LIB_A) $(PIC_CLI_A)
 # A stamp: setup.py rebuilds only what changed.
 $(PY_OUT)/.built: $(PIC_LIB_A) $(PIC_CLI_A) $(PY_SRC) $(LIB_HDR) $(CLI_HDR)
 	@mkdir -p $(PY_OUT)
-	cd python && PBDIFF_BUILD=$(CURDIR)/$(BUILD) PBDIFF_SAN="$(SAN)" CC="$(CC)" \
+	cd python && PBDIFF_BUILD=$(CURDIR)/$(BUILD) PBDIFF_SAN="$(SAN) $(PY_SAN_LINK)" CC="$(CC)" \
 	  $(PY) setup.py -q build --build-base $(PY_OUT)/tmp --build-lib $(PY_OUT)/lib \
 	  egg_info --egg-base $(PY_OUT)/lib >/dev/null
 	rm -rf python/build
@@ -35,11 +35,15 @@ $(PY_OUT)/.built: $(PIC_LIB_A) $(PIC_CLI_A) $(PY_SRC) $(LIB_HDR) $(CLI_HDR)
 python: $(PY_OUT)/.built
 
 # Under ASan the interpreter is not instrumented: the sanitizers' runtimes
-# are preloaded (the extension links them as shared libraries), and leaks
-# are not checked, since the interpreter keeps much of its memory to the
-# end by design.  The suite runs its CLI agreement tests with this build's
-# pbdiff.
-PY_PRELOAD = $(if $(SAN),LD_PRELOAD="$$($(CC) -print-file-name=libasan.so) $$($(CC) -print-file-name=libubsan.so)" ASAN_OPTIONS=detect_leaks=0)
+# are preloaded (the extension links them as shared libraries: gcc's
+# libasan and libubsan, or clang's one runtime with -shared-libasan), and
+# leaks are not checked, since the interpreter keeps much of its memory to
+# the end by design (its own allocations would drown the extension's).
+# The suite's agreement tests run this build's pbdiff, which does check them.
+IS_CLANG    := $(shell $(CC) --version 2>/dev/null | grep -q clang && echo yes)
+PY_SAN_LINK := $(if $(and $(SAN),$(IS_CLANG)),-shared-libasan)
+PY_SAN_LIBS  = $(if $(IS_CLANG),$$($(CC) -print-file-name=libclang_rt.asan-x86_64.so),$$($(CC) -print-file-name=libasan.so) $$($(CC) -print-file-name=libubsan.so))
+PY_PRELOAD   = $(if $(SAN),LD_PRELOAD="$(PY_SAN_LIBS)" ASAN_OPTIONS=detect_leaks=0)
 
 python-test: python all
 	cd $(PY_OUT) && $(PY_PRELOAD) PYTHONPATH=$(PY_OUT)/lib PBDIFF=$(CURDIR)/$(BUILD)/pbdiff \

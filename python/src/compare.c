@@ -242,8 +242,11 @@ static PyObject *run(const Args *a, const pbd_CompareOptions *co, PyObject *diff
   else if (!pbd_Py_SplitInput(&a->right, a->delimited, &r, &s)) bad = "right";
   else rc = pbd_Compare_Inputs(&l, &r, co, on_edit, &c, &res, &s);
   bool equal = rc == 0;
-  bool reports_ok = rc < 0 || !c.opened ||
-                    (report_close(&c.text, equal) & report_close(&c.json, equal));
+  bool reports_ok = true;
+  if (rc >= 0 && c.opened) { /* both closed, whatever the first says */
+    bool text_ok = report_close(&c.text, equal);
+    reports_ok = report_close(&c.json, equal) && text_ok;
+  }
   PyEval_RestoreThread(c.ts);
   pbd_Py_FreeInput(&l);
   if (!bad || strcmp(bad, "left")) pbd_Py_FreeInput(&r);

@@ -70,6 +70,16 @@ def classes(descs):
     return out
 
 
+def cli_env():
+    """The environment of the pbdiff binary: without the sanitizer runtimes
+    the ASan pass preloads into the interpreter (a clang binary has its own
+    inside), and with leak checks on again."""
+    env = dict(os.environ)
+    env.pop("LD_PRELOAD", None)
+    env.pop("ASAN_OPTIONS", None)
+    return env
+
+
 def run_cli(*args, input_bytes=None):
-    p = subprocess.run([PBDIFF, *args], capture_output=True, input=input_bytes)
+    p = subprocess.run([PBDIFF, *args], capture_output=True, input=input_bytes, env=cli_env())
     return p.returncode, p.stdout.decode("utf-8", "surrogateescape"), p.stderr.decode()
