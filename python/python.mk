@@ -49,8 +49,13 @@ python-test: python all
 	cd $(PY_OUT) && $(PY_PRELOAD) PYTHONPATH=$(PY_OUT)/lib PBDIFF=$(CURDIR)/$(BUILD)/pbdiff \
 	  PBDIFF_ROOT=$(CURDIR) $(PY) -P -m pytest -q -p no:cacheprovider $(CURDIR)/python/tests
 
-install-python: $(PIC_LIB_A) $(PIC_CLI_A)
+# pip without build isolation (nothing is fetched: Debian's setuptools
+# builds it) into /usr/local, which Debian's pip calls breaking system
+# packages though dpkg's files are not touched; PIP_ARGS adds pip options
+# (--target DIR, --user, ...).
+install-python: deps
+	$(MAKE) --no-print-directory python-libs
 	cd python && PBDIFF_BUILD=$(CURDIR)/$(BUILD) $(PY) -m pip install --no-build-isolation \
-	  --no-deps --break-system-packages .
+	  --no-deps --break-system-packages $(PIP_ARGS) .
 
 .PHONY: python python-libs python-test install-python

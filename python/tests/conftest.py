@@ -19,6 +19,7 @@ SCHEMAS = {  # name: (include dir, file)
     "demo": ("testdata/demo", "demo.proto"),
     "sem3": ("testdata/proto", "sem3.proto"),
     "sem2": ("testdata/proto", "sem2.proto"),
+    "onnxtest": ("testdata/proto", "onnx_optional.proto"),
 }
 
 
