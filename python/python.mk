@@ -58,4 +58,7 @@ install-python: deps
 	cd python && PBDIFF_BUILD=$(CURDIR)/$(BUILD) $(PY) -m pip install --no-build-isolation \
 	  --no-deps --break-system-packages $(PIP_ARGS) .
 
+# make bench measures the module too (bench/python_bench.py).
+bench: python
+
 .PHONY: python python-libs python-test install-python
