@@ -37,7 +37,7 @@ class Schema:
     --include_imports -o FILE` writes), given as bytes or a path.  Pass it
     as schema= to reuse it across calls."""
 
-    __slots__ = ("_core", "name")
+    __slots__ = ("_core", "_data", "name")
 
     def __init__(self, source, name=None):
         if isinstance(source, (str, os.PathLike)):
@@ -51,7 +51,11 @@ class Schema:
         else:
             data = bytes(memoryview(source))
         self.name = name or "schema"
+        self._data = data  # kept for pickling: a worker loads it again
         self._core = _core.Schema(data, self.name)
+
+    def __reduce__(self):
+        return (Schema, (self._data, self.name))
 
     def has_type(self, full_name):
         return self._core.has_type(full_name)

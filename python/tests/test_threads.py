@@ -64,3 +64,25 @@ def test_schema_cache_under_threads(classes):
     with ThreadPoolExecutor(8) as pool:
         schemas = list(pool.map(lambda _: pbdiff.schema_of(Inner), range(32)))
     assert all(s is schemas[0] for s in schemas)
+
+
+def test_results_schemas_and_errors_pickle(classes):
+    """What Dask workers send back and forth: results, differences, errors
+    and schemas survive pickling (a schema is loaded again from its bytes)."""
+    import pickle
+    M = classes["sem3.M"]
+    r = pbdiff.compare(M(i32=1, str="a"), M(i32=2))
+    r2 = pickle.loads(pickle.dumps(r))
+    assert r2.equal is False and r2.differences == r.differences
+    assert str(r2) == str(r) and r2.to_json() == r.to_json()
+    s = pickle.loads(pickle.dumps(pbdiff.schema_of(M)))
+    assert s.has_type("sem3.M") and s.name == "sem3.proto"
+    assert pbdiff.compare(M(i32=1).SerializeToString(), M(i32=1).SerializeToString(),
+                          schema=s, type="sem3.M")
+    try:
+        pbdiff.compare(M(), bytes([0x08]))
+    except pbdiff.Error as e:
+        e2 = pickle.loads(pickle.dumps(e))
+        assert (str(e2), e2.input, e2.offset, e2.code) == (str(e), "right", 1, e.code)
+    else:
+        raise AssertionError("no error")
