@@ -24,7 +24,7 @@ import threading
 
 from . import _core
 
-__all__ = ["compare", "assert_equal", "hash", "cat", "Result", "Difference", "Error", "Schema",
+__all__ = ["compare", "assert_equal", "hash", "hash_records", "cat", "Result", "Difference", "Error", "Schema",
            "schema_of", "__version__"]
 
 __version__ = _core.VERSION
@@ -357,6 +357,21 @@ def hash(data, *, schema=None, type=None, delimited=False, equivalent=False,
     return _core.hash(data, s._core if s is not None else None, type, delimited=bool(delimited),
                       equivalent=bool(equivalent), ignore_unknown=bool(ignore_unknown),
                       sha256=bool(sha256))
+
+
+def hash_records(data, *, record_key, schema=None, type=None, framing=None, equivalent=False,
+                 ignore_unknown=False):
+    """The records of a corpus file as `pbdiff hash --record-key KEY
+    --framing F --format json` gives them: a list of (key, fingerprint,
+    offset, size), the key as text (`"r-1"`, `7`), the pbh1 fingerprint, and
+    where the record's bytes are in data.  framing: None (data is one
+    record), "delimited", "tfrecord", "grpc" (uncompressed), "confluent" or
+    "confluent-value".  For drivers that pair records by key across
+    processes (scripts/pbdiff-dask.py)."""
+    data, s, type = _one_input(data, schema, type)
+    return _core.hash_records(data, s._core if s is not None else None, type, record_key,
+                              framing, equivalent=bool(equivalent),
+                              ignore_unknown=bool(ignore_unknown))
 
 
 def cat(data, *, schema=None, type=None, delimited=False, equivalent=False,

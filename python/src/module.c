@@ -16,6 +16,7 @@
 #include <string.h>
 
 #include "cli.h"
+#include "pbdiff/corpus/records.h"
 #include "pbdiff/inputs/framing.h"
 
 PyObject *pbd_Py_Error;
@@ -300,6 +301,148 @@ done:
   return out;
 }
 
+/* ---- hash_records: the map step of a corpus (scripts/pbdiff-dask.py) ---------------- */
+
+typedef struct {
+  char fp[80];
+  size_t key_at, key_len; /* in the keys buffer */
+} RecordOut;
+
+/* Each record's fingerprint and key, as `pbdiff hash --record-key KEY
+ * --framing F --format json` gives them (cli/commands/hash.c). */
+static bool hash_keyed(const pbd_MessageDef *type, const pbd_RecordKey *rk,
+                       const pbd_CompareInput *in, const pbd_ReadOptions *o, RecordOut *out,
+                       pbd_Buf *keys, size_t *failed_at, pbd_Status *s) {
+  pbd_Hasher *hasher = pbd_Hasher_New(in->data, o, NULL);
+  pbd_Arena *scratch = pbd_Arena_New();
+  pbd_Buf key = {0};
+  bool ok = hasher && scratch;
+  if (!ok) pbd_Status_SetError(s, kPbd_Status_OutOfMemory, "out of memory");
+  for (size_t i = 0; ok && i < in->count; i++) {
+    *failed_at = i;
+    pbd_Part part = {in->data + in->begin[i], in->end[i] - in->begin[i]};
+    pbd_Hash128 h;
+    pbd_Buf_Truncate(&key, 0);
+    ok = pbd_Hasher_HashParts(hasher, type, &part, 1, 0, &h, NULL, s) &&
+         pbd_RecordKey_Read(rk, type, in->data, in->begin[i], in->end[i], h, o, scratch, &key, s);
+    if (!ok) break;
+    snprintf(out[i].fp, sizeof out[i].fp, "%s:%016" PRIx64 "%016" PRIx64, PBDIFF_HASH_SCHEME, h.hi,
+             h.lo);
+    out[i].key_at = keys->len;
+    out[i].key_len = key.len;
+    pbd_Buf_Append(keys, key.data ? key.data : "", key.len);
+    if (key.oom || keys->oom) {
+      pbd_Status_SetError(s, kPbd_Status_OutOfMemory, "out of memory");
+      ok = false;
+    }
+  }
+  pbd_Buf_Free(&key);
+  pbd_Arena_Free(scratch);
+  pbd_Hasher_Free(hasher);
+  return ok;
+}
+
+/* The records of a framing's spans (one record, the whole input, without
+ * a framing); false with the status set, also for a gRPC stream whose
+ * messages are compressed (their bytes are not the input's). */
+static bool split_records(const Py_buffer *b, pbd_Framing f, pbd_CompareInput *in, pbd_Status *s) {
+  memset(in, 0, sizeof *in);
+  in->data = b->buf;
+  in->size = (size_t)b->len;
+  in->stream = true;
+  size_t *begin = NULL, *end = NULL, count = 0;
+  pbd_Buf inflated = {0};
+  bool ok;
+  if (f == kPbd_Framing_None) {
+    begin = malloc(sizeof *begin);
+    end = malloc(sizeof *end);
+    ok = begin && end;
+    if (ok) begin[0] = 0, end[0] = in->size, count = 1;
+    else pbd_Status_SetError(s, kPbd_Status_OutOfMemory, "out of memory");
+  } else {
+    ok = pbd_Input_SplitFramed(f, in->data, in->size, 0, &inflated, &begin, &end, &count, s);
+  }
+  if (ok && inflated.len) {
+    pbd_Status_SetError(s, kPbd_Status_Usage,
+                        "compressed gRPC messages have no place in the input (use the pbdiff binary)");
+    ok = false;
+  }
+  pbd_Buf_Free(&inflated);
+  in->begin = begin;
+  in->end = end;
+  in->count = count;
+  return ok;
+}
+
+/* hash_records(data, schema, type, record_key, framing, equivalent,
+ * ignore_unknown) -> [(key, fingerprint, offset, size), ...] */
+static PyObject *py_hash_records(PyObject *self, PyObject *args, PyObject *kw) {
+  (void)self;
+  static char *names[] = {"data", "schema", "type", "record_key", "framing", "equivalent",
+                          "ignore_unknown", NULL};
+  Py_buffer data;
+  PyObject *schema = Py_None, *type_name = Py_None;
+  const char *spec, *framing = NULL;
+  int equivalent = 0, ignore_unknown = 0;
+  if (!PyArg_ParseTupleAndKeywords(args, kw, "y*OOs|zpp", names, &data, &schema, &type_name, &spec,
+                                   &framing, &equivalent, &ignore_unknown))
+    return NULL;
+  const pbd_DefPool *pool;
+  const pbd_MessageDef *type;
+  pbd_Framing f = kPbd_Framing_None;
+  pbd_RecordKey rk;
+  pbd_Status s;
+  pbd_Status_Clear(&s);
+  PyObject *out = NULL;
+  if (!pbd_Py_FindType(schema, type_name, &pool, &type)) goto done;
+  if (framing && framing[0] && !pbd_Framing_FromName(framing, &f)) {
+    raise_usage("no framing %s", framing);
+    goto done;
+  }
+  if (!pbd_RecordKey_Parse(type, spec, &rk, &s)) {
+    pbd_Py_RaiseStatus(&s, NULL);
+    goto done;
+  }
+  pbd_ReadOptions o = fixed_read_options(pool, equivalent, ignore_unknown);
+  pbd_CompareInput in;
+  RecordOut *recs = NULL;
+  pbd_Buf keys = {0};
+  size_t failed_at = 0;
+  bool ok;
+  Py_BEGIN_ALLOW_THREADS
+  ok = split_records(&data, f, &in, &s);
+  recs = ok ? calloc(in.count ? in.count : 1, sizeof *recs) : NULL;
+  if (ok && !recs) pbd_Status_SetError(&s, kPbd_Status_OutOfMemory, "out of memory");
+  ok = recs && hash_keyed(type, &rk, &in, &o, recs, &keys, &failed_at, &s);
+  Py_END_ALLOW_THREADS
+  if (!ok) {
+    if (in.count && s.code != kPbd_Status_OutOfMemory && f != kPbd_Framing_None) {
+      char seg[32];
+      snprintf(seg, sizeof seg, "[%zu]", failed_at);
+      pbd_Status_PrependPath(&s, seg);
+    }
+    pbd_Py_RaiseStatus(&s, "input");
+  } else {
+    out = PyList_New((Py_ssize_t)in.count);
+    for (size_t i = 0; out && i < in.count; i++) {
+      const char *key = keys.data ? keys.data + recs[i].key_at : "";
+      PyObject *t = Py_BuildValue("(NsNN)",
+                                  PyUnicode_DecodeUTF8(key,
+                                                       (Py_ssize_t)recs[i].key_len, "surrogateescape"),
+                                  recs[i].fp, PyLong_FromSize_t(in.begin[i]),
+                                  PyLong_FromSize_t(in.end[i] - in.begin[i]));
+      if (!t) Py_CLEAR(out);
+      else PyList_SET_ITEM(out, (Py_ssize_t)i, t);
+    }
+  }
+  free(recs);
+  pbd_Buf_Free(&keys);
+  pbd_Py_FreeInput(&in);
+done:
+  PyBuffer_Release(&data);
+  return out;
+}
+
 /* ---- cat -------------------------------------------------------------------------------- */
 
 /* Each message's canonical tree, then the text cat writes
@@ -381,6 +524,8 @@ static PyMethodDef module_methods[] = {
      "The text and JSON reports of an equal pair."},
     {"hash", (PyCFunction)(void (*)(void))py_hash, METH_VARARGS | METH_KEYWORDS,
      "hash(data, schema, type, delimited, equivalent, ignore_unknown, sha256) -> str or list"},
+    {"hash_records", (PyCFunction)(void (*)(void))py_hash_records, METH_VARARGS | METH_KEYWORDS,
+     "hash_records(data, schema, type, record_key, framing, ...) -> [(key, fp, offset, size)]"},
     {"cat", (PyCFunction)(void (*)(void))py_cat, METH_VARARGS | METH_KEYWORDS,
      "cat(data, schema, type, delimited, equivalent, ignore_unknown, json) -> str"},
     {NULL, NULL, 0, NULL},
