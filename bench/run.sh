@@ -193,8 +193,8 @@ for tool in $CORPUS_TOOLS; do
 done
 
 # ------------------------------------------------------------------ Python
-# The pbdiff module (python/, make python) in process: serialized models read
-# into bytes and compared, next to the CLI's figures above; and 100 000
+# The pbdiff module (python/, make python) in process: serialized models mapped
+# and compared, next to the CLI's figures above; and 100 000
 # compares of two equal small messages next to `a == b` and MessageToDict.
 PY_N=100000
 PYLIB_SRC=$(dirname "$PBDIFF_SRC")/python/lib
@@ -283,9 +283,9 @@ table() {
     if (split(r, v, " ") < 3 || v[1] == "error") { printf "– | –"; exit }
     printf "%.0f | %.1fx", 2 * n / (v[1] / 1e9), v[2] * 1024 / b }') |"
   echo
-  echo "Python: the pbdiff module (\`make python\`, docs/python.md) in process: both files read"
-  echo "into bytes and \`pbdiff.compare(a, b, schema=DESC, type=TYPE)\`, next to the CLI on the"
-  echo "same pair (ratio to \`pbdiff (report)\`, which also builds the differences):"
+  echo "Python: the pbdiff module (\`make python\`, docs/python.md) in process: both files mapped"
+  echo "(\`mmap\`, as pbdiff maps them) and \`pbdiff.compare(a, b, schema=DESC, type=TYPE)\`, next to"
+  echo "the CLI on the same pair (ratio to \`pbdiff (report)\`, which also builds the differences):"
   echo
   echo "| pair | pbdiff.compare | pbdiff (report) | ratio |"
   echo "|---|---|---|---|"

@@ -103,33 +103,46 @@ class Result:
     list of Difference), str(result) the text report pbdiff prints,
     result.to_json() its JSON report (docs/json-format.md)."""
 
-    __slots__ = ("equal", "differences", "_text", "_json")
+    __slots__ = ("equal", "differences", "_text", "_json", "_again")
 
-    def __init__(self, equal, differences, text, json):
+    def __init__(self, equal, differences, text, json, again=None):
         self.equal = equal
         self.differences = differences
         self._text, self._json = text, json
+        self._again = again  # the JSON report, made when first asked for
 
     def __bool__(self):
         return self.equal
 
-    def _reports(self):
+    @staticmethod
+    def _equal_reports():
         global _equal_reports
-        if self._text is not None:
-            return self._text, self._json
         if _equal_reports is None:
             _equal_reports = _core.equal_reports()
         return _equal_reports
 
     def __str__(self):
-        return self._reports()[0]
+        return self._text if self._text is not None else self._equal_reports()[0]
 
     def to_json(self):
-        """The JSON report, as `pbdiff --format json` writes it."""
-        return self._reports()[1]
+        """The JSON report, as `pbdiff --format json` writes it.  It writes
+        values whole (a changed 50 MB tensor as base64), so it is made when
+        first asked for, by comparing the inputs again: inputs that can
+        change (a bytearray, an mmap) must not have changed meanwhile."""
+        if self._json is None:
+            self._json = self._again() if self._again else self._equal_reports()[1]
+            self._again = None
+        return self._json
 
     def __len__(self):
         return len(self.differences)
+
+    def __getstate__(self):  # pickled with its JSON report, not its inputs
+        return (self.equal, self.differences, self._text, self.to_json())
+
+    def __setstate__(self, state):
+        self.equal, self.differences, self._text, self._json = state
+        self._again = None
 
     def __repr__(self):
         n = len(self.differences)
@@ -292,13 +305,21 @@ def _compare(left, right, schema=None, type=None, ignore=(), keys=None, sets=(),
     left, right, s, type = _inputs(left, right, schema, type)
     margin, margins = _tolerance(float_margin, "float_margin")
     fraction, fractions = _tolerance(float_fraction, "float_fraction")
-    equal, diffs, text, json = _core.compare(
-        left, right, schema=s._core if s is not None else None, type=type,
-        ignore=_strings(ignore, "ignore"), keys=_key_specs(keys), sets=_strings(sets, "sets"),
-        margins=margins, fractions=fractions, float_margin=margin, float_fraction=fraction,
-        equivalent=bool(equivalent), ignore_unknown=bool(ignore_unknown), partial=bool(partial),
-        report_moves=bool(report_moves), delimited=bool(delimited), report_limit=report_limit)
-    return Result(equal, [Difference(*d) for d in diffs], text, json)
+    kw = dict(schema=s._core if s is not None else None, type=type,
+              ignore=_strings(ignore, "ignore"), keys=_key_specs(keys),
+              sets=_strings(sets, "sets"), margins=margins, fractions=fractions,
+              float_margin=margin, float_fraction=fraction, equivalent=bool(equivalent),
+              ignore_unknown=bool(ignore_unknown), partial=bool(partial),
+              report_moves=bool(report_moves), delimited=bool(delimited))
+    equal, diffs, text, _ = _core.compare(left, right, report_limit=report_limit, **kw)
+
+    def json_report():
+        j = _core.compare(left, right, differences=False, text=False, json=True, **kw)[3]
+        if j is None:
+            raise ValueError("to_json(): the inputs compare equal now: they changed since")
+        return j
+    return Result(equal, [Difference(*d) for d in diffs], text, None,
+                  json_report if not equal else None)
 
 
 def compare(left, right, *, schema=None, type=None, ignore=(), keys=None, sets=(),

@@ -2,7 +2,9 @@
  * (pbd_Compare_Inputs) with the CLI's rules (cli/rules.c: --key,
  * --repeated-as-set, --ignore and scoped tolerances read against the
  * schema) and the CLI's text and JSON reporters (cli/report/), so that
- * str(result) and result.to_json() are what pbdiff prints.
+ * str(result) and result.to_json() are what pbdiff prints.  The JSON report
+ * is asked for apart (json=True, differences=False): writing values whole,
+ * it may cost more than the comparison.
  *
  * The GIL is released for the whole comparison; each difference takes it
  * back only to become a Python tuple. */
@@ -53,6 +55,7 @@ static void report_free(Report *r) {
  * edit: an equal pair (the common case) costs none. */
 typedef struct {
   Report text, json;
+  bool want_text, want_json; /* which reports to write */
   size_t text_limit;     /* the text report's max_diffs (0: all) */
   bool opened;
   PyObject *diffs;       /* the Difference tuples, or NULL when not wanted */
@@ -98,13 +101,14 @@ static int on_edit(void *ctx, const pbd_Edit *e) {
   EditCtx *c = ctx;
   if (!c->opened) {
     c->opened = true;
-    if (!report_open(&c->text, kPbd_Report_Text, c->text_limit) ||
-        !report_open(&c->json, kPbd_Report_Json, 0)) {
+    if ((c->want_text && !report_open(&c->text, kPbd_Report_Text, c->text_limit)) ||
+        (c->want_json && !report_open(&c->json, kPbd_Report_Json, 0))) {
       c->oom = true;
       return 1;
     }
   }
-  if (pbd_Reporter_Edit(c->text.rep, e) || pbd_Reporter_Edit(c->json.rep, e)) {
+  if ((c->want_text && pbd_Reporter_Edit(c->text.rep, e)) ||
+      (c->want_json && pbd_Reporter_Edit(c->json.rep, e))) {
     c->oom = true;
     return 1;
   }
@@ -133,6 +137,7 @@ typedef struct {
   PyObject *schema, *type, *ignore, *keys, *sets, *margins, *fractions;
   double float_margin, float_fraction;
   int equivalent, ignore_unknown, partial, report_moves, delimited, want_diffs;
+  int want_text, want_json;
   Py_ssize_t report_limit;
 } Args;
 
@@ -140,18 +145,18 @@ static bool parse_args(PyObject *args, PyObject *kw, Args *a) {
   static char *names[] = {"left", "right", "schema", "type", "ignore", "keys", "sets",
                           "margins", "fractions", "float_margin", "float_fraction",
                           "equivalent", "ignore_unknown", "partial", "report_moves",
-                          "delimited", "report_limit", "differences", NULL};
+                          "delimited", "report_limit", "differences", "text", "json", NULL};
   memset(a, 0, sizeof *a);
   PyObject *empty = PyTuple_New(0);
   if (!empty) return false;
   a->schema = a->type = Py_None;
   a->ignore = a->keys = a->sets = a->margins = a->fractions = empty;
-  a->want_diffs = 1;
+  a->want_diffs = a->want_text = 1;
   bool ok = PyArg_ParseTupleAndKeywords(
-      args, kw, "y*y*|OOOOOOOddpppppnp", names, &a->left, &a->right, &a->schema, &a->type,
+      args, kw, "y*y*|OOOOOOOddpppppnppp", names, &a->left, &a->right, &a->schema, &a->type,
       &a->ignore, &a->keys, &a->sets, &a->margins, &a->fractions, &a->float_margin,
       &a->float_fraction, &a->equivalent, &a->ignore_unknown, &a->partial, &a->report_moves,
-      &a->delimited, &a->report_limit, &a->want_diffs);
+      &a->delimited, &a->report_limit, &a->want_diffs, &a->want_text, &a->want_json);
   Py_DECREF(empty); /* the defaults above are only read during the call */
   if (ok && (a->float_margin < 0 || a->float_fraction < 0 || a->report_limit < 0)) {
     PyErr_SetString(PyExc_ValueError, "tolerances and report_limit must not be negative");
@@ -229,6 +234,8 @@ static PyObject *run(const Args *a, const pbd_CompareOptions *co, PyObject *diff
   EditCtx c;
   memset(&c, 0, sizeof c);
   c.text_limit = (size_t)a->report_limit;
+  c.want_text = a->want_text;
+  c.want_json = a->want_json;
   c.diffs = diffs;
   pbd_Status s;
   pbd_Status_Clear(&s);
@@ -244,8 +251,8 @@ static PyObject *run(const Args *a, const pbd_CompareOptions *co, PyObject *diff
   bool equal = rc == 0;
   bool reports_ok = true;
   if (rc >= 0 && c.opened) { /* both closed, whatever the first says */
-    bool text_ok = report_close(&c.text, equal);
-    reports_ok = report_close(&c.json, equal) && text_ok;
+    bool text_ok = !c.want_text || report_close(&c.text, equal);
+    reports_ok = (!c.want_json || report_close(&c.json, equal)) && text_ok;
   }
   PyEval_RestoreThread(c.ts);
   pbd_Py_FreeInput(&l);
@@ -264,8 +271,9 @@ static PyObject *run(const Args *a, const pbd_CompareOptions *co, PyObject *diff
     out = Py_BuildValue("(OOOO)", equal ? Py_True : Py_False, diffs ? diffs : Py_None, Py_None,
                         Py_None);
   } else {
-    out = Py_BuildValue("(OONN)", equal ? Py_True : Py_False, diffs ? diffs : Py_None,
-                        report_str(&c.text), report_str(&c.json));
+    PyObject *text = c.want_text ? report_str(&c.text) : Py_NewRef(Py_None);
+    PyObject *json = c.want_json ? report_str(&c.json) : Py_NewRef(Py_None);
+    out = Py_BuildValue("(OONN)", equal ? Py_True : Py_False, diffs ? diffs : Py_None, text, json);
   }
   report_free(&c.text);
   report_free(&c.json);

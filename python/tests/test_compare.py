@@ -67,6 +67,27 @@ def test_bytes_like_inputs(demo, descs):
     assert len(r.differences) == 3
 
 
+def test_mapped_files_and_the_json_report_made_later(demo, descs, tmp_path):
+    import mmap
+    _, left, right = demo
+    lp, rp = tmp_path / "l.pb", tmp_path / "r.pb"
+    lp.write_bytes(left)
+    rp.write_bytes(right)
+    want = pbdiff.compare(left, right, schema=descs["demo"], type="demo.Config")
+    with open(lp, "rb") as fl, open(rp, "rb") as fr:
+        a = mmap.mmap(fl.fileno(), 0, access=mmap.ACCESS_READ)
+        b = mmap.mmap(fr.fileno(), 0, access=mmap.ACCESS_READ)
+        r = pbdiff.compare(a, b, schema=descs["demo"], type="demo.Config")
+        kept = pbdiff.compare(a, b, schema=descs["demo"], type="demo.Config")
+        assert kept.to_json() == want.to_json()  # made now, while the maps are there
+        a.close()
+        b.close()
+    assert str(r) == str(want) and len(r.differences) == 3
+    with pytest.raises(ValueError):  # made from the inputs, which are gone
+        r.to_json()
+    assert kept.to_json() == want.to_json()  # made once, kept
+
+
 def test_schemaless(demo):
     _, left, right = demo
     r = pbdiff.compare(left, right)
