@@ -204,6 +204,7 @@ if [ -d "$PYLIB_SRC/pbdiff" ]; then
   cp -r "$PYLIB_SRC" "$D/pylib" # a private copy, as the binary's
   while read -r key ns; do PY[$key]=$ns; done < <(PYTHONPATH=$D/pylib /usr/bin/python3 \
     "$here/python_bench.py" --dir "$D" --desc "$DESC" --type "$TYPE" --runs "$RUNS" --small "$PY_N" \
+    --pbdiff "$PBDIFF" \
     f.eq:f.onnx:f.reenc.onnx:0 f.ch:f.onnx:f.change.onnx:1 t.eq:t.onnx:t.reenc.onnx:0 \
     t.ch:t.onnx:t.change.onnx:1 ||
     WARNINGS+=("WARNING: bench/python_bench.py failed"))
@@ -285,14 +286,17 @@ table() {
   echo
   echo "Python: the pbdiff module (\`make python\`, docs/python.md) in process: both files mapped"
   echo "(\`mmap\`, as pbdiff maps them) and \`pbdiff.compare(a, b, schema=DESC, type=TYPE)\`, next to"
-  echo "the CLI on the same pair (ratio to \`pbdiff (report)\`, which also builds the differences):"
+  echo "\`pbdiff -s DESC -t TYPE LEFT RIGHT\` (the report to /dev/null) run in turn with it by"
+  echo "bench/python_bench.py, so that both meet the same load (medians of $RUNS runs each):"
   echo
   echo "| pair | pbdiff.compare | pbdiff (report) | ratio |"
   echo "|---|---|---|---|"
   for key in f.eq f.ch t.eq t.ch; do
-    awk -v py="${PY[$key]:-}" -v cli="${RES[$key:pr]:-}" -v name="$key" 'BEGIN {
-      if (py == "" || split(cli, v, " ") < 3 || v[1] == "error") { printf "| %s | no figure | | |\n", name; exit }
-      printf "| %s | %.3f s | %.3f s | %.2fx |\n", name, py / 1e9, v[1] / 1e9, py / v[1] }'
+    local label
+    for p in "${PAIRS[@]}"; do [ "${p%% *}" = "$key" ] && label=$(echo "$p" | cut -d' ' -f6-); done
+    awk -v py="${PY[$key.py]:-}" -v cli="${PY[$key.cli]:-}" -v name="$label ($key)" 'BEGIN {
+      if (py == "" || cli == "") { printf "| %s | no figure | | |\n", name; exit }
+      printf "| %s | %.3f s | %.3f s | %.2fx |\n", name, py / 1e9, cli / 1e9, py / cli }'
   done
   echo
   echo "$PY_N compares of two equal small messages (an \`onnx.NodeProto\` with five attributes):"
