@@ -4,20 +4,28 @@
 #   make python-test     its pytest suite, run by make test (also under ASan)
 #   make install-python  install it for Debian's /usr/bin/python3
 # The extension links the library and the CLI's modules (the reporters, the
-# rules, cat's printer) from position-independent archives of this build.
+# rules, cat's printer) from position-independent archives of this build
+# ($(BUILD)/python/*.a).
 PY          := /usr/bin/python3
-PIC_LIB_A   := $(BUILD)/pic/libpbdiff.a
-PIC_CLI_OBJ := $(patsubst %.c,$(BUILD)/pic/%.o,$(filter-out cli/main.c,$(CLI_SRC)))
-PIC_CLI_A   := $(BUILD)/pic/libpbdiff-cli.a
 PY_OUT      := $(CURDIR)/$(BUILD)/python
+# Objects of their own (-fPIC, and this pass's sanitizer flags), apart from
+# $(BUILD)/pic/, whose objects make install's shared library is made of
+# without them.
+PY_OBJ_DIR  := $(BUILD)/python/obj
+PY_LIB_OBJ  := $(LIB_SRC:%.c=$(PY_OBJ_DIR)/%.o)
+PY_CLI_OBJ  := $(patsubst %.c,$(PY_OBJ_DIR)/%.o,$(filter-out cli/main.c,$(CLI_SRC)))
+PIC_LIB_A   := $(BUILD)/python/libpbdiff-pic.a
+PIC_CLI_A   := $(BUILD)/python/libpbdiff-cli-pic.a
 PY_SRC      := $(wildcard python/setup.py python/src/*.c python/src/*.h python/pbdiff/*.py)
 
-$(PIC_CLI_OBJ): CFLAGS_BASE += -Icli
-$(PIC_CLI_OBJ): $(CLI_HDR)
-$(PIC_LIB_A): $(PIC_OBJ)
+$(PY_OBJ_DIR)/%.o: %.c $(LIB_HDR) $(CLI_HDR)
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS_BASE) -fPIC $(PKG_CFLAGS) $(CFLAGS) -c $< -o $@
+$(PY_CLI_OBJ): CFLAGS_BASE += -Icli
+$(PIC_LIB_A): $(PY_LIB_OBJ)
 	@rm -f $@
 	ar rcs $@ $^
-$(PIC_CLI_A): $(PIC_CLI_OBJ)
+$(PIC_CLI_A): $(PY_CLI_OBJ)
 	@rm -f $@
 	ar rcs $@ $^
 

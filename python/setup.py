@@ -2,7 +2,7 @@
 
 Built against the project's own library: `make python` (or `make
 install-python`) builds the position-independent archives it links
-(build/pic/libpbdiff.a and build/pic/libpbdiff-cli.a); run by pip, this
+(build/python/libpbdiff-pic.a and libpbdiff-cli-pic.a); run by pip, this
 file asks make for them first.  docs/python.md says how to install and use
 it.
 """
@@ -36,8 +36,8 @@ class BuildWithLibrary(build_ext):
         san = shlex.split(os.environ.get("PBDIFF_SAN", ""))
         for ext in self.extensions:
             # the CLI's archive first: it needs the library's
-            ext.extra_objects = [os.path.join(build, "pic", "libpbdiff-cli.a"),
-                                 os.path.join(build, "pic", "libpbdiff.a")]
+            ext.extra_objects = [os.path.join(build, "python", "libpbdiff-cli-pic.a"),
+                                 os.path.join(build, "python", "libpbdiff-pic.a")]
             ext.extra_compile_args += san
             ext.extra_link_args += san
         super().run()
