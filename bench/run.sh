@@ -192,6 +192,26 @@ for tool in $CORPUS_TOOLS; do
   measure c.ch c "$tool" c.left.bin c.right.bin "$([ "$tool" = cat ] && echo 0 || echo 1)"
 done
 
+# ------------------------------------------------------------------ Python
+# The pbdiff module (python/, make python) in process: serialized models mapped
+# and compared, next to the CLI's figures above; and 100 000
+# compares of two equal small messages next to `a == b` and MessageToDict.
+PY_N=100000
+PYLIB_SRC=$(dirname "$PBDIFF_SRC")/python/lib
+declare -A PY=()
+if [ -d "$PYLIB_SRC/pbdiff" ]; then
+  rm -rf "$D/pylib"
+  cp -r "$PYLIB_SRC" "$D/pylib" # a private copy, as the binary's
+  while read -r key ns; do PY[$key]=$ns; done < <(PYTHONPATH=$D/pylib /usr/bin/python3 \
+    "$here/python_bench.py" --dir "$D" --desc "$DESC" --type "$TYPE" --runs "$RUNS" --small "$PY_N" \
+    --pbdiff "$PBDIFF" \
+    f.eq:f.onnx:f.reenc.onnx:0 f.ch:f.onnx:f.change.onnx:1 t.eq:t.onnx:t.reenc.onnx:0 \
+    t.ch:t.onnx:t.change.onnx:1 ||
+    WARNINGS+=("WARNING: bench/python_bench.py failed"))
+else
+  WARNINGS+=("WARNING: no Python module at $PYLIB_SRC (make python): no Python lines")
+fi
+
 # ------------------------------------------------------------------ the report
 
 # cell KEY TOOL: "5.81 s (23x), 812 MiB", relative to pbdiff -q on the same pair.
@@ -263,6 +283,32 @@ table() {
   echo "$row $(awk -v r="${RES[c.ch:cq]}" -v n="$CORPUS_N" -v b=$(($(size c.left.bin) + $(size c.right.bin))) 'BEGIN {
     if (split(r, v, " ") < 3 || v[1] == "error") { printf "– | –"; exit }
     printf "%.0f | %.1fx", 2 * n / (v[1] / 1e9), v[2] * 1024 / b }') |"
+  echo
+  echo "Python: the pbdiff module (\`make python\`, docs/python.md) in process: both files mapped"
+  echo "(\`mmap\`, as pbdiff maps them) and \`pbdiff.compare(a, b, schema=DESC, type=TYPE)\`, next to"
+  echo "\`pbdiff -s DESC -t TYPE LEFT RIGHT\` (the report to /dev/null) run in turn with it by"
+  echo "bench/python_bench.py, so that both meet the same load (medians of $RUNS runs each):"
+  echo
+  echo "| pair | pbdiff.compare | pbdiff (report) | ratio |"
+  echo "|---|---|---|---|"
+  for key in f.eq f.ch t.eq t.ch; do
+    local label
+    for p in "${PAIRS[@]}"; do [ "${p%% *}" = "$key" ] && label=$(echo "$p" | cut -d' ' -f6-); done
+    awk -v py="${PY[$key.py]:-}" -v cli="${PY[$key.cli]:-}" -v name="$label ($key)" 'BEGIN {
+      if (py == "" || cli == "") { printf "| %s | no figure | | |\n", name; exit }
+      printf "| %s | %.3f s | %.3f s | %.2fx |\n", name, py / 1e9, cli / 1e9, py / cli }'
+  done
+  echo
+  echo "$PY_N compares of two equal small messages (an \`onnx.NodeProto\` with five attributes):"
+  echo
+  echo "| way | total | per compare |"
+  echo "|---|---|---|"
+  for key in small.pbdiff small.eq small.dict; do
+    awk -v ns="${PY[$key]:-}" -v n="$PY_N" -v key="$key" 'BEGIN {
+      name = key == "small.pbdiff" ? "`pbdiff.compare(a, b)`" : key == "small.eq" ? "`a == b`" : "`MessageToDict(a) == MessageToDict(b)`"
+      if (ns == "") { printf "| %s | no figure | |\n", name; exit }
+      printf "| %s | %.2f s | %.1f µs |\n", name, ns / 1e9, ns / n / 1e3 }'
+  done
   echo
   echo "Notes: inputs from \`bench/gen_onnx.py\`: a re-encoding writes every message's fields in"
   echo "reverse order, flips packed and unpacked repeated scalars and splits some submessages in"

@@ -256,6 +256,13 @@ bool pbd_Cli_NoConflictMarkers(const char *name, const uint8_t *data, size_t siz
 
 /* pbdiff cat [OPTIONS] FILE (cli/commands/cat.c); argv[0] is "cat". */
 int pbd_Cli_Cat(int argc, char **argv);
+/* Writes messages in cat's canonical text form to out (with delimited, each
+ * after its `# message N` line, with the record's metadata from meta when
+ * not NULL), or with json one line of the JSON mapping each (cat
+ * --format json); the Python module's pbdiff.cat too.  1 when written, 0
+ * when writing failed, -1 when out of memory. */
+int pbd_Cli_CatWrite(FILE *out, pbd_Message *const *roots, size_t n, bool delimited,
+                     const pbd_FramedMeta *meta, bool float_bits, bool json);
 /* pbdiff hash [OPTIONS] FILE... (cli/commands/hash.c); argv[0] is "hash". */
 int pbd_Cli_Hash(int argc, char **argv);
 /* git's external-diff form: args are PATH OLD-FILE OLD-HEX OLD-MODE NEW-FILE

@@ -17,7 +17,11 @@ machine").
 The work, all of it on the workers:
   1. map: `pbdiff hash --record-key KEY --format json` on each file: per
      record its key, its pbh1 fingerprint (a fixed seed: comparable across
-     processes) and where its bytes are;
+     processes) and where its bytes are -- in process, by the pbdiff Python
+     module's hash_records, on a worker that can import it (docs/python.md)
+     when the options are ones it takes (-s, -t, --equivalent,
+     --ignore-unknown; a framing but grpc) and no .pbdiff may apply; else
+     by the binary;
   2. join: the records dealt by a stable hash of their key into buckets;
      in each, the k-th record of a key on LEFT pairs with the k-th on RIGHT
      (in file, then position order), and the totals are counted; pairs with
@@ -101,6 +105,7 @@ class Settings:
     hash_opts: list = field(default_factory=list)
     compare_opts: list = field(default_factory=list)
     cwd: str = ""                # where pbdiff runs: relative paths, .pbdiff
+    module: dict = None          # hash_records' keywords, when the module can hash
 
     def max_examples(self):
         return int(self.examples) if self.examples and int(self.examples) > 0 else 3
@@ -253,6 +258,16 @@ def hash_file(cfg, side, rank, path, buckets):
     side, rank, index, fingerprint, offset, size, compressed).  offset and
     size are where the record's bytes are in the file (after a whole file's
     gzip); a gRPC message sent compressed is its compressed body."""
+    records = module_hash(cfg, path) if cfg.module is not None else None
+    if records is None:
+        records = binary_hash(cfg, path)
+    parts = [[] for _ in range(buckets)]
+    for key, index, fp, offset, size, compressed in records:
+        parts[bucket_of(key, buckets)].append((key, side, rank, index, fp, offset, size, compressed))
+    return tuple(parts)
+
+
+def binary_hash(cfg, path):
     args = ["hash", "--record-key", cfg.record_key, "--format", "json"]
     if cfg.framing:
         args += ["--framing", cfg.framing]
@@ -263,14 +278,88 @@ def hash_file(cfg, side, rank, path, buckets):
     status, out, err = run_pbdiff(cfg, args + cfg.hash_opts + [path])
     if status != 0:
         raise Trouble(first_line(err) or f"{path}: pbdiff hash failed (exit {status})")
-    parts = [[] for _ in range(buckets)]
+    records = []
     for line in out.splitlines():
         r = json.loads(line)
-        key = r["key"]
-        parts[bucket_of(key, buckets)].append(
-            (key, side, rank, r.get("index", 0), r["fingerprint"], r["offset"], r["size"],
-             r.get("inflated_size", -1) if r.get("compressed") == "gzip" else None))
-    return tuple(parts)
+        records.append((r["key"], r.get("index", 0), r["fingerprint"], r["offset"], r["size"],
+                        r.get("inflated_size", -1) if r.get("compressed") == "gzip" else None))
+    return records
+
+
+# pbdiff options that the module's hash_records takes, and the framings it
+# cuts in place (a compressed gRPC message has no place in the file).
+MODULE_OPTIONS = {"--schema": "schema", "-s": "schema", "--type": "type", "-t": "type",
+                  "--equivalent": "equivalent", "--ignore-unknown": "ignore_unknown",
+                  "--no-config": None}
+MODULE_FRAMINGS = {"", "delimited", "tfrecord", "confluent", "confluent-value"}
+
+
+def config_may_apply(cfg):
+    """Whether pbdiff would read a .pbdiff here: the first one walking up
+    from its directory, unless --no-config (cli/config.c)."""
+    if "--no-config" in cfg.hash_opts:
+        return False
+    d = cfg.cwd
+    while True:
+        if os.path.isfile(os.path.join(d, ".pbdiff")):
+            return True
+        up = os.path.dirname(d)
+        if up == d:
+            return False
+        d = up
+
+
+def module_plan(cfg):
+    """hash_records' keywords for the run's hash options, or None when only
+    the binary can hash as asked."""
+    if cfg.framing not in MODULE_FRAMINGS or cfg.compression or config_may_apply(cfg):
+        return None
+    kw, opts, i = {}, cfg.hash_opts, 0
+    while i < len(opts):
+        arg = opts[i]
+        name, eq, value = arg.partition("=") if arg.startswith("--") else (arg[:2], "", arg[2:])
+        i += 1
+        if name not in MODULE_OPTIONS:
+            return None
+        if OPTIONS[name][0] and not eq and not value:
+            value = opts[i]
+            i += 1
+        key = MODULE_OPTIONS[name]
+        if key in ("schema", "type"):
+            if key in kw:
+                return None  # several schema files: the binary merges them
+            kw[key] = os.path.join(cfg.cwd, value) if key == "schema" else value
+        elif key:
+            kw[key] = True
+    return kw
+
+
+def module_hash(cfg, path):
+    """binary_hash's records by the pbdiff module in this process; None when
+    the worker cannot import it (PBDIFF_DASK_MODULE=require: an error)."""
+    try:
+        import pbdiff
+    except ImportError:
+        if os.environ.get("PBDIFF_DASK_MODULE") == "require":
+            raise Trouble(f"the pbdiff module is not importable on worker pid {os.getpid()}")
+        return None
+    try:
+        with open(os.path.join(cfg.cwd, path), "rb") as f:
+            data = f.read()
+        if data[:2] == b"\x1f\x8b":  # as pbdiff reads gzip: inflated first
+            data = gzip.decompress(data)
+    except (OSError, EOFError, zlib.error) as e:
+        raise Trouble(f"pbdiff: {path}: cannot read: {getattr(e, 'strerror', None) or e}") from None
+    if cfg.skip_prefix > len(data):
+        raise Trouble(f"pbdiff: {path}: shorter than --skip-prefix {cfg.skip_prefix}")
+    try:
+        recs = pbdiff.hash_records(memoryview(data)[cfg.skip_prefix:], record_key=cfg.record_key,
+                                   framing=cfg.framing or None, **cfg.module)
+    except pbdiff.Error as e:
+        where = f"{path}{str(e)[len(e.input):]}" if e.input else str(e)
+        raise Trouble(f"pbdiff: {where}") from None
+    return [(key, index, fp, offset, size, None)
+            for index, (key, fp, offset, size) in enumerate(recs)]
 
 
 def first_line(text):
@@ -617,6 +706,8 @@ def run(cfg, client):
     say(cfg, f"{len(pids)} worker processes: " +
         ", ".join(f"{a} (pid {p})" for a, p in sorted(pids.items())) +
         f"; this driver is pid {os.getpid()}")
+    say(cfg, "hashing: by the pbdiff module on workers that have it, else by pbdiff hash"
+        if cfg.module is not None else "hashing: by pbdiff hash")
     files = (list_side(cfg.left), list_side(cfg.right))
     buckets = cfg.buckets or 2 * len(pids)
     # 1 and 2 as one graph: each file's task deals its records into buckets,
@@ -656,6 +747,7 @@ def run(cfg, client):
 def main(argv):
     try:
         cfg = parse_args(argv)
+        cfg.module = module_plan(cfg)
         quiet = QuietStderr()
         with quiet:
             try:

@@ -267,6 +267,32 @@ static void write_body(Printer *p, const pbd_Message *m, int level) {
   }
 }
 
+int pbd_Cli_CatWrite(FILE *out, pbd_Message *const *roots, size_t n, bool delimited,
+                     const pbd_FramedMeta *meta, bool float_bits, bool json) {
+  Printer p = {.out = out, .float_bits = float_bits};
+  for (size_t i = 0; i < n; i++) {
+    if (json) { /* the JSON mapping of the canonical tree, a line each */
+      pbd_Value v = {.kind = kPbd_Value_Message, .field = NULL, .m = roots[i]};
+      pbd_Format_JsonValue(&p.buf, &v);
+      pbd_Buf_AppendChar(&p.buf, '\n');
+      maybe_flush(&p, false);
+      continue;
+    }
+    if (delimited) pbd_Buf_Printf(&p.buf, "# message %zu", i);
+    if (delimited && meta) { /* a changed schema id shows in a line diff */
+      pbd_Buf_AppendStr(&p.buf, ": ");
+      pbd_RecordMeta_Format(&p.buf, meta, i);
+    }
+    if (delimited) pbd_Buf_AppendChar(&p.buf, '\n');
+    write_body(&p, roots[i], 0);
+    maybe_flush(&p, false);
+  }
+  bool oom = p.buf.oom;
+  maybe_flush(&p, true);
+  pbd_Buf_Free(&p.buf);
+  return oom ? -1 : p.write_failed ? 0 : 1;
+}
+
 /* Text that can stand in a line diff: UTF-8 without control characters
  * other than tab and line ends, not too long. */
 static bool is_short_text(const uint8_t *p, size_t n) {
@@ -355,30 +381,12 @@ int pbd_Cli_Cat(int argc, char **argv) {
     topts.pool = schema.pool;
     if (pbd_Cli_ReadInput(&eff, &schema, 0, path, NULL, eff.left_format, &topts, &in, &error)) {
       read = true;
-      Printer p = {.out = stdout, .float_bits = eff.compare.read.float_bits};
-      for (size_t i = 0; i < in.nmsgs; i++) {
-        if (eff.json) { /* the JSON mapping of the canonical tree, a line each */
-          pbd_Value v = {.kind = kPbd_Value_Message, .field = NULL, .m = in.roots[i]};
-          pbd_Format_JsonValue(&p.buf, &v);
-          pbd_Buf_AppendChar(&p.buf, '\n');
-          maybe_flush(&p, false);
-          continue;
-        }
-        if (eff.delimited) pbd_Buf_Printf(&p.buf, "# message %zu", i);
-        if (eff.delimited && in.meta.records) { /* a changed schema id shows in a line diff */
-          pbd_Buf_AppendStr(&p.buf, ": ");
-          pbd_RecordMeta_Format(&p.buf, &in.meta, i);
-        }
-        if (eff.delimited) pbd_Buf_AppendChar(&p.buf, '\n');
-        write_body(&p, in.roots[i], 0);
-        maybe_flush(&p, false);
-      }
-      bool oom = p.buf.oom;
-      maybe_flush(&p, true);
-      pbd_Buf_Free(&p.buf);
-      if (oom) {
+      int wrote = pbd_Cli_CatWrite(stdout, in.roots, in.nmsgs, eff.delimited,
+                                   in.meta.records ? &in.meta : NULL, eff.compare.read.float_bits,
+                                   eff.json);
+      if (wrote < 0) {
         pbd_CliError_Set(&error, false, "out of memory");
-      } else if (p.write_failed || fflush(stdout) != 0 || ferror(stdout)) {
+      } else if (wrote == 0 || fflush(stdout) != 0 || ferror(stdout)) {
         pbd_CliError_Set(&error, false, "cannot write to standard output");
       } else {
         status = kExitEqual;

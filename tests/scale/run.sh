@@ -5,7 +5,7 @@
 # one `pbdiff -r --stat` process gives: the same JSON text byte for byte
 # (and, parsed, the same object), the same --text, the same exit status.
 #
-#   tests/scale/run.sh PBDIFF WORKDIR
+#   tests/scale/run.sh PBDIFF WORKDIR [PYTHON_MODULE_DIR]
 #
 # Corpora: 3000 records; LEFT in 3 shards with r-100 written three times;
 # RIGHT re-encoded (style b), shuffled, in 5 shards (one gzip-compressed),
@@ -13,10 +13,12 @@
 # Cases: that pair; the same with --ignore price (fingerprints differ,
 # meanings do not: the batches must count them equal); LEFT against an
 # equal re-encoding (exit 0, no paths, nothing to compare); two gRPC corpora
-# with every other message compressed.  The driver's --verbose line must
+# with every other message compressed; with PYTHON_MODULE_DIR (the built
+# pbdiff module, make python), the first pair again with the workers hashing
+# by the module instead of the binary.  The driver's --verbose line must
 # name two worker processes, neither of them the driver.
 set -eu
-P=$1 W=$2
+P=$1 W=$2 PYMOD=${3:-}
 PY=/usr/bin/python3   # Debian's python3-distributed is for the system Python
 R=$(pwd)
 "$PY" -c 'import distributed' 2>/dev/null ||
@@ -106,6 +108,14 @@ if [ ! -d killed ] || [ $st != 1 ] || ! cmp -s killed.dask killed.pbdiff || [ "$
   sed 's/^/  /' killed.err | head -20; diff killed.pbdiff killed.dask | head -4; fail=1
 fi
 
+if [ -n "$PYMOD" ]; then # the map step in process, by the Python module
+  ( export PYTHONPATH="$PYMOD" PBDIFF_DASK_MODULE=require
+    check module 1 $C --examples 5 left right
+    grep -q "hashing: by the pbdiff module" module.err ||
+      { echo "scale: module: the driver did not hash by the module"; fail=1; }
+    cmp -s module.dask differ.dask || { echo "scale: module: not the binary's statistics"; fail=1; }
+    exit $fail ) || fail=1
+fi
 secs=$(( $(date +%s) - start ))
-[ $fail -eq 0 ] && echo "scale: the Dask driver on 2 worker processes gives pbdiff's statistics (4 cases and a killed worker, 3000 records, ${secs} s)"
+[ $fail -eq 0 ] && echo "scale: the Dask driver on 2 worker processes gives pbdiff's statistics ($([ -n "$PYMOD" ] && echo "5 cases, one hashed by the Python module" || echo "4 cases"), a killed worker, 3000 records, ${secs} s)"
 exit $fail

@@ -4,6 +4,9 @@
 # pbdiff both run is this build's (under ASan in make test-asan); Dask's
 # own processes are the system Python's.
 
-scale: all
-	@tests/scale/run.sh $(CURDIR)/$(BUILD)/pbdiff $(CURDIR)/$(BUILD)/scale/work
+# In the plain pass the workers also hash by the Python module (python/): the
+# ASan build of the module would need the sanitizers preloaded into Dask's
+# worker processes; the module has its own ASan pass (make python-test).
+scale: all $(if $(SAN),,python)
+	@tests/scale/run.sh $(CURDIR)/$(BUILD)/pbdiff $(CURDIR)/$(BUILD)/scale/work $(if $(SAN),,$(CURDIR)/$(BUILD)/python/lib)
 .PHONY: scale
