@@ -20,6 +20,7 @@ SCHEMAS = {  # name: (include dir, file)
     "sem3": ("testdata/proto", "sem3.proto"),
     "sem2": ("testdata/proto", "sem2.proto"),
     "onnxtest": ("testdata/proto", "onnx_optional.proto"),
+    "onnx": ("/usr/include", "onnx/onnx.proto"),  # the installed one (libonnx-dev)
 }
 
 
