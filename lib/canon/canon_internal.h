@@ -187,7 +187,9 @@ static inline uint64_t pbd_ToLe64(uint64_t v) { return v; }
 #endif
 
 /* The Any type URL's message name (after the last '/') looked up in the
- * pool; NULL when it names none. */
+ * pool; NULL when it names none, or names a map entry: no message declares
+ * such a type, and a map entry's reading drops unknown fields (as runtimes
+ * parse entries), which a payload must keep, so the value stays bytes. */
 static inline const pbd_MessageDef *pbd_AnyPayloadType(const pbd_DefPool *pool, pbd_StrView u) {
   const char *name = u.data + u.size;
   while (name > u.data && name[-1] != '/') name--;
@@ -196,7 +198,8 @@ static inline const pbd_MessageDef *pbd_AnyPayloadType(const pbd_DefPool *pool, 
   if (!pool || nlen == 0 || nlen >= sizeof buf) return NULL;
   memcpy(buf, name, nlen);
   buf[nlen] = '\0';
-  return pbd_DefPool_FindMessageByName(pool, buf);
+  const pbd_MessageDef *t = pbd_DefPool_FindMessageByName(pool, buf);
+  return t && !t->is_map_entry ? t : NULL;
 }
 
 /* Rule 4 (packed.c): the number of values of a packed run of fd, and the
