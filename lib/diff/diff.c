@@ -39,7 +39,7 @@ const pbd_Value kPbd_DiffNone = {.kind = kPbd_Value_None};
 int dw_emit_at(Walk *w, pbd_EditKind kind, const pbd_Value *l, const pbd_Value *r,
                    int64_t li, int64_t ri) {
   pbd_Edit e = {kind, &w->path, w->parent_count, w->parent,
-                l ? *l : kPbd_DiffNone, r ? *r : kPbd_DiffNone, li, ri};
+                l ? *l : kPbd_DiffNone, r ? *r : kPbd_DiffNone, li, ri, w->frames, w->nframes};
   w->n++;
   return w->fn(w->ctx, &e);
 }
@@ -419,6 +419,23 @@ static int diff_fields(Walk *w, const pbd_Message *l, const pbd_Message *r) {
   return rc;
 }
 
+/* Enters a message pair for the edits' frames; false (w->oom) when out of
+ * memory. */
+static bool push_frame(Walk *w, const pbd_Message *l, const pbd_Message *r) {
+  if (w->nframes == w->frames_cap) {
+    size_t cap = w->frames_cap ? 2 * w->frames_cap : 16;
+    pbd_EditFrame *f = realloc(w->frames, cap * sizeof *f);
+    if (!f) {
+      w->oom = true;
+      return false;
+    }
+    w->frames = f;
+    w->frames_cap = cap;
+  }
+  w->frames[w->nframes++] = (pbd_EditFrame){w->path.count, l, r};
+  return true;
+}
+
 static int diff_message(Walk *w, const pbd_Message *l, const pbd_Message *r) {
   if (l == r || pbd_Hash128_Equal(l->hash, r->hash)) return 0;
   pbd_Message_ReadPair(l, r); /* both sides' fields, at once when they are big */
@@ -435,7 +452,9 @@ static int diff_message(Walk *w, const pbd_Message *l, const pbd_Message *r) {
   const pbd_MessageDef *saved = w->parent;
   w->parent_count = w->path.count;
   w->parent = l->def;
+  if (!push_frame(w, l, r)) return 0;
   int rc = diff_fields(w, l, r);
+  w->nframes--;
   w->parent_count = saved_count;
   w->parent = saved;
   return rc;
@@ -464,6 +483,7 @@ static int walk_end(Walk *w, int rc, size_t *n_edits, pbd_Status *s) {
   bool oom = w->path.oom || w->oom;
   pbd_Path_Free(&w->path);
   pbd_Buf_Free(&w->text);
+  free(w->frames);
   if (n_edits) *n_edits = w->n;
   if (oom) {
     pbd_Status_SetError(s, kPbd_Status_OutOfMemory, "out of memory");
