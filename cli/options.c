@@ -675,6 +675,13 @@ int pbd_Cli_ParseOptions(int argc, char **argv, pbd_Command cmd, pbd_CliOptions 
   }
   check_combinations(cmd, o);
   derive(o);
+  /* the options as given, for the reports that show them (--format html):
+   * getopt has moved them before the operands */
+  static pbd_Buf given;
+  pbd_Buf_Truncate(&given, 0);
+  for (int i = 1; i < optind; i++)
+    pbd_Buf_Printf(&given, "%s%s", given.len ? " " : "", argv[i]);
+  o->report.options_text = given.oom ? NULL : given.data;
   return optind;
 }
 

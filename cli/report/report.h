@@ -102,7 +102,7 @@
 /* The output formats, X(Id) each, in --help's order: a new format is one
  * line here and one file (cli/report/NAME.c) defining its row
  * kPbd_FormatDef_Id (cli/report/report_impl.h). */
-#define PBD_REPORT_FORMATS(X) X(Text) X(Json) X(Junit) X(Paths)
+#define PBD_REPORT_FORMATS(X) X(Text) X(Json) X(Junit) X(Paths) X(Html) X(Github)
 
 #define PBD_REPORT_FORMAT_ENUM(id) kPbd_Report_##id,
 typedef enum { PBD_REPORT_FORMATS(PBD_REPORT_FORMAT_ENUM) kPbd_Report_FormatCount } pbd_ReportFormat;
@@ -129,6 +129,11 @@ typedef struct {
   /* -r, text: a pair with identical bytes says nothing (no "identical
    * bytes" line from --explain) */
   bool quiet_identical;
+  /* html: the header's schema files, message type and options in force (any
+   * may be NULL; not copied: they must outlive the reporter) */
+  const char *schema_text, *type_name, *options_text;
+  /* html, github: the report is one file's part of a -r report */
+  bool fragment;
 } pbd_ReportOptions;
 
 /* --color WORD: true for "auto", "always" and "never" (so the CLI can reject
