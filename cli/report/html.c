@@ -39,6 +39,7 @@ typedef struct {
   size_t shown;     /* children with differences (group: those in LEFT) */
   pbd_Buf last;     /* the last such child's segment, as text */
   bool summary;     /* a long numeric field, summed up in one box */
+  bool map;         /* a group of map entries */
   hv_NumSummary num;
 } Box;
 
@@ -125,10 +126,10 @@ static bool chain_add(Html *h, size_t *n, BoxKind kind, size_t seg_end) {
 static size_t edit_chain(Html *h, const pbd_Edit *e) {
   size_t n = 0, segs = e->path ? e->path->count : 0, prev = 0;
   if (!chain_add(h, &n, kBox_Root, 0)) return 0;
-  size_t count = e->frame_count ? e->frame_count : 1;
+  size_t frames = e->path ? e->path->frame_count : 0, count = frames ? frames : 1;
   for (size_t i = 0; i <= count; i++) {
     size_t at = i == count ? segs
-                : e->frame_count ? e->frames[i].path_count : e->parent_count;
+                : frames ? e->path->frames[i].path_count : e->parent_count;
     if (at <= prev || at > segs) continue;
     const pbd_PathSeg *s = e->path->segs;
     if (at - prev >= 2 && is_field_seg(&s[prev]) && is_element_seg(&s[prev + 1]) &&
@@ -142,9 +143,9 @@ static size_t edit_chain(Html *h, const pbd_Edit *e) {
 
 /* ---- counting what did not change ------------------------------------------------ */
 
-static const pbd_EditFrame *frame_at(const pbd_Edit *e, size_t pc) {
-  for (size_t i = 0; i < e->frame_count; i++)
-    if (e->frames[i].path_count == pc) return &e->frames[i];
+static const pbd_PathFrame *frame_at(const pbd_Edit *e, size_t pc) {
+  for (size_t i = 0; e->path && i < e->path->frame_count; i++)
+    if (e->path->frames[i].path_count == pc) return &e->path->frames[i];
   return NULL;
 }
 
@@ -188,13 +189,27 @@ static const char *scalar_type_name(pbd_FieldType t) {
   return (unsigned)t < sizeof names / sizeof names[0] && names[t] ? names[t] : "?";
 }
 
+static void type_name(pbd_Buf *b, const pbd_FieldDef *f) {
+  if (!f) pbd_Buf_AppendStr(b, "?");
+  else if (f->message_type && f->message_type->full_name) hp_escape_str(b, f->message_type->full_name);
+  else if (f->enum_type && f->enum_type->full_name) hp_escape_str(b, f->enum_type->full_name);
+  else pbd_Buf_AppendStr(b, scalar_type_name(f->type));
+}
+
+/* `repeated onnx.NodeProto`, `map&lt;string, int32&gt;` */
 static void field_type(pbd_Buf *b, const pbd_FieldDef *f) {
   if (!f) return;
   pbd_Buf_AppendStr(b, " <span class=\"t\">");
-  pbd_Buf_AppendStr(b, f->is_map ? "map " : f->is_repeated ? "repeated " : "");
-  if (f->message_type && f->message_type->full_name) hp_escape_str(b, f->message_type->full_name);
-  else if (f->enum_type && f->enum_type->full_name) hp_escape_str(b, f->enum_type->full_name);
-  else pbd_Buf_AppendStr(b, scalar_type_name(f->type));
+  if (f->is_map && f->message_type) {
+    pbd_Buf_AppendStr(b, "map&lt;");
+    type_name(b, pbd_MessageDef_FindFieldByNumber(f->message_type, 1));
+    pbd_Buf_AppendStr(b, ", ");
+    type_name(b, pbd_MessageDef_FindFieldByNumber(f->message_type, 2));
+    pbd_Buf_AppendStr(b, "&gt;");
+  } else {
+    pbd_Buf_AppendStr(b, f->is_repeated ? "repeated " : "");
+    type_name(b, f);
+  }
   pbd_Buf_AppendStr(b, "</span>");
 }
 
@@ -202,13 +217,13 @@ static void open_box(Html *h, Box *x, const pbd_Edit *e) {
   pbd_Buf *b = &h->body;
   const pbd_PathSeg *segs = e->path ? e->path->segs : NULL;
   if (x->kind == kBox_Root) {
-    const pbd_EditFrame *f = frame_at(e, 0);
+    const pbd_PathFrame *f = frame_at(e, 0);
     if (f) x->counted = true, x->total = union_fields(f->left, f->right);
     pbd_Buf_AppendStr(b, "<div class=\"tree\">\n");
     return;
   }
   if (x->kind == kBox_Message) {
-    const pbd_EditFrame *f = frame_at(e, x->seg_end);
+    const pbd_PathFrame *f = frame_at(e, x->seg_end);
     const pbd_MessageDef *type = f && f->left && f->left->def ? f->left->def
                                  : x->seg_end == e->parent_count ? e->parent : NULL;
     if (f) x->counted = true, x->total = union_fields(f->left, f->right);
@@ -223,13 +238,14 @@ static void open_box(Html *h, Box *x, const pbd_Edit *e) {
     return;
   }
   const pbd_PathSeg *fs = &segs[x->seg_end - 1];
-  const pbd_EditFrame *pf = frame_at(e, x->seg_end - 1);
+  const pbd_PathFrame *pf = frame_at(e, x->seg_end - 1);
   size_t lc = 0, rc = 0;
   if (pf) {
     x->counted = true;
     x->total = lc = field_len(pf->left, fs->number);
     rc = field_len(pf->right, fs->number);
   }
+  x->map = fs->field && fs->field->is_map;
   x->summary = pf && hv_numeric_field(fs->field) && (lc >= kHtml_LongNumeric || rc >= kHtml_LongNumeric);
   if (x->summary) {
     x->num.left_len = lc, x->num.right_len = rc;
@@ -259,11 +275,12 @@ static void close_box(Html *h, Box *x) {
     pbd_Buf_AppendStr(b, "</div>\n");
   } else {
     if (x->counted && x->total > x->shown) {
-      bool entries = x->kind == kBox_Group;
+      bool one = x->total - x->shown == 1;
+      const char *what = x->kind != kBox_Group ? (one ? "field" : "fields")
+                         : x->map ? (one ? "entry" : "entries") : (one ? "element" : "elements");
       pbd_Buf_AppendStr(b, "<div class=\"fold\">... ");
       hp_count(b, x->total - x->shown);
-      pbd_Buf_Printf(b, " unchanged %s%s</div>\n", entries ? "element" : "field",
-                     x->total - x->shown == 1 ? "" : "s");
+      pbd_Buf_Printf(b, " unchanged %s</div>\n", what);
     }
     pbd_Buf_AppendStr(b, x->kind == kBox_Root ? "</div>\n" : "</details>\n");
   }

@@ -39,7 +39,9 @@ const pbd_Value kPbd_DiffNone = {.kind = kPbd_Value_None};
 int dw_emit_at(Walk *w, pbd_EditKind kind, const pbd_Value *l, const pbd_Value *r,
                    int64_t li, int64_t ri) {
   pbd_Edit e = {kind, &w->path, w->parent_count, w->parent,
-                l ? *l : kPbd_DiffNone, r ? *r : kPbd_DiffNone, li, ri, w->frames, w->nframes};
+                l ? *l : kPbd_DiffNone, r ? *r : kPbd_DiffNone, li, ri};
+  w->path.frames = w->frames; /* the messages along the path, for reporters */
+  w->path.frame_count = w->nframes;
   w->n++;
   return w->fn(w->ctx, &e);
 }
@@ -424,7 +426,7 @@ static int diff_fields(Walk *w, const pbd_Message *l, const pbd_Message *r) {
 static bool push_frame(Walk *w, const pbd_Message *l, const pbd_Message *r) {
   if (w->nframes == w->frames_cap) {
     size_t cap = w->frames_cap ? 2 * w->frames_cap : 16;
-    pbd_EditFrame *f = realloc(w->frames, cap * sizeof *f);
+    pbd_PathFrame *f = realloc(w->frames, cap * sizeof *f);
     if (!f) {
       w->oom = true;
       return false;
@@ -432,7 +434,7 @@ static bool push_frame(Walk *w, const pbd_Message *l, const pbd_Message *r) {
     w->frames = f;
     w->frames_cap = cap;
   }
-  w->frames[w->nframes++] = (pbd_EditFrame){w->path.count, l, r};
+  w->frames[w->nframes++] = (pbd_PathFrame){w->path.count, l, r};
   return true;
 }
 

@@ -25,7 +25,7 @@ typedef struct {
   bool stream;                    /* a stream's messages: patterns also match below each */
   bool tolerance_patterns;        /* some tolerance rule is a path pattern */
   pbd_Buf text;                   /* the path as text, to match patterns */
-  pbd_EditFrame *frames;          /* the messages being walked, outermost first */
+  pbd_PathFrame *frames;          /* the messages being walked, outermost first */
   size_t nframes, frames_cap;
   bool oom;
 } Walk;

@@ -31,17 +31,6 @@ typedef enum {
 /* "added", "removed", "changed", "presence", "moved" */
 const char *pbd_EditKind_String(pbd_EditKind k);
 
-/* A message the walk is inside when it hands out an edit: the first
- * path_count segments of the edit's path lead to it (the root message
- * has 0; an Any's payload counts as a message of its own), and left and
- * right are its two sides.  Reporters that show what did not change
- * (how many fields or elements a message holds beside the differing
- * ones) read them. */
-typedef struct {
-  size_t path_count;
-  const pbd_Message *left, *right;
-} pbd_EditFrame;
-
 typedef struct {
   pbd_EditKind kind;
   const pbd_Path *path; /* where: segments from the root; valid during the callback */
@@ -54,11 +43,6 @@ typedef struct {
   /* Positions of a repeated element in LEFT and RIGHT (moved edits; also set
    * for added/removed/changed elements of repeated fields, else -1). */
   int64_t left_index, right_index;
-  /* The messages the edit lies in, outermost first (valid during the
-   * callback; none, frame_count 0, when whoever made the edit keeps no
-   * trees, as a corpus's whole added record). */
-  const pbd_EditFrame *frames;
-  size_t frame_count;
 } pbd_Edit;
 
 /* Receives one edit; a non-zero return stops the walk (pbd_Diff_Run then
