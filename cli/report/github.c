@@ -277,8 +277,16 @@ static void gh_file(pbd_FilesReporter *s, const pbd_FileResult *f) {
     bool left = f->side == kPbd_File_OnlyLeft;
     if (f->side == kPbd_File_Both) pbd_Buf_Printf(&msg, "cannot compare: %s", f->error ? f->error : "");
     else pbd_Buf_Printf(&msg, "only in %s", left ? s->o.dir1 : s->o.dir2);
-    const char *file = f->side == kPbd_File_Both ? f->right_path : left ? f->left_path : f->right_path;
-    gh_command(&line, "error", file ? file : f->rel, msg.oom ? "" : msg.data, msg.len);
+    pbd_Buf file = {0}; /* the file as the run names it: DIR/REL */
+    if (f->side == kPbd_File_Both && f->right_path) {
+      pbd_Buf_AppendStr(&file, f->right_path);
+    } else {
+      const char *dir = left ? s->o.dir1 : s->o.dir2;
+      size_t n = strlen(dir);
+      pbd_Buf_Printf(&file, "%s%s%s", dir, n && dir[n - 1] == '/' ? "" : "/", f->rel);
+    }
+    gh_command(&line, "error", file.oom ? f->rel : file.data, msg.oom ? "" : msg.data, msg.len);
+    pbd_Buf_Free(&file);
     if (line.oom || msg.oom) s->failed = true;
     else run_error(s, g, line.data, line.len), file_row(g, f->rel, msg.data);
     pbd_Buf_Free(&line);
