@@ -119,6 +119,7 @@ test: all $(TEST_BIN)
 	@$(MAKE) --no-print-directory oracle
 	@$(MAKE) --no-print-directory property
 	@$(MAKE) --no-print-directory scale
+	@$(MAKE) --no-print-directory browser
 
 # The same suite built with AddressSanitizer + UndefinedBehaviorSanitizer.
 test-asan:
@@ -142,6 +143,7 @@ include fuzz/fuzz.mk
 include tests/oracle/oracle.mk
 include tests/property/property.mk
 include tests/scale/scale.mk
+include tests/browser/browser.mk
 
 # Benchmark against cmp, cat, MessageDifferencer and protoc --decode: make bench
 # (bench/run.sh says which BENCH_* variables it reads; results in bench/results.md).
