@@ -384,7 +384,7 @@ static const Option kOptions[] = {
      "unset), always, never",
      NULL, .set = set_color},
     {"colour", 0, "[=WHEN]", kCompare, kSecOutput, NULL, NULL, .set = set_color},
-    {"max-diffs", 0, "N", kCompare, kSecOutput, "show the first N differences, then how many more",
+    {"max-diffs", 0, "N", kCompare, kSecOutput, "show the first N differences, then how many more\n(html: 2000 by default)",
      NULL, .set = set_count_size, .field = FIELD(report.max_diffs), .min = 1, .max = 1LL << 40},
     {"max-value-lines", 0, "N", kCompare, kSecOutput,
      "a message value too long for one line (an added or\nremoved element) is shown over "

@@ -612,8 +612,8 @@ void rp_html_files_free(pbd_FilesReporter *s);
 
 const pbd_FormatDef kPbd_FormatDef_Html = {
     .name = "html",
-    .help = "'html': one self-contained HTML page: the tree of\ndifferences, side by side, "
-            "n/p to move; see docs/html.md",
+    .help = "'html': one self-contained HTML page (the tree\nof differences, n/p to move), "
+            "see docs/html.md",
     .names_inputs = true,
     .begin = html_begin, .edit = html_edit, .finish = html_finish, .close = rp_flush_out,
     .free_own = html_free,

@@ -267,7 +267,7 @@ END_TEST
 
 START_TEST(listed_in_help) {
   const char *help = PB("--help")->out;
-  ck_assert_ptr_nonnull(strstr(help, "'html': one self-contained HTML page"));
+  ck_assert_ptr_nonnull(strstr(help, "'html': one self-contained HTML page (the tree"));
   ck_assert_ptr_nonnull(strstr(help, "'github': GitHub Actions annotations"));
 }
 END_TEST
