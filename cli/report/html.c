@@ -444,6 +444,10 @@ static int html_edit(pbd_Reporter *r, const pbd_Edit *e) {
       if (h->nboxes == n && top->summary) hv_num_add(&top->num, e), h->represented++, shown_as = h->rows;
       else if (h->nboxes == n && h->rows < h->max_rows) edit_box(h, e), h->represented++, shown_as = h->rows;
       if (h->body.len > kHtml_MaxBody) h->full = true;
+    } else {
+      /* not shown, but a difference of the open branches it goes through:
+       * their folded counts say what did not change */
+      for (size_t i = 0; i < depth; i++) note_child(h, &h->boxes[i], e, segs);
     }
   }
   count_top(h, e, shown_as, &oom);

@@ -65,7 +65,9 @@
  *   added and moved counts.  SGR codes \033[1m, \033[31m, \033[32m,
  *   \033[36m, each ended by \033[m.
  *
- * JSON report: see docs/json-format.md.
+ * JSON report: see docs/json-format.md.  HTML report (--format html, one
+ * self-contained page): docs/html.md.  GitHub Actions (--format github,
+ * workflow commands and $GITHUB_STEP_SUMMARY): docs/ci.md.
  *
  * JUnit report (--format junit, for CI servers; docs/ci.md): an XML 1.0
  * document with one test case, named after RIGHT:

@@ -223,6 +223,8 @@ START_TEST(max_diffs_and_the_size_bound) {
                          "--max-diffs, now 3, and 8 MiB of them); the counts above are of all of them.\n");
   free(boxes), free(more);
   ck_assert_int_eq(tu_sh("grep -c '10 changed</a>' t.html")->rc, 0); /* the counts are of all */
+  /* the entries not shown differ: none of the ten is unchanged */
+  ck_assert_ptr_null(strstr(out, "fold "));
   /* the default: 2000 boxes; a million differences stay within the bound */
   many("a.pb", 1000000, 0);
   many("b.pb", 1000000, 1);
@@ -265,6 +267,30 @@ START_TEST(directories) {
 }
 END_TEST
 
+/* A stream's messages and a corpus's records are branches of their own; a
+ * record's fields are counted as a message's are. */
+START_TEST(streams_and_records) {
+  put("s1.pb", "02 0801 02 0802");
+  put("s2.pb", "02 0801 02 0803 02 0805");
+  ck_assert_int_eq(PB(S3 "--delimited --format html s1.pb s2.pb > st.html")->rc, 1);
+  char *boxes = lines_with(shown("st.html"), "box");
+  ck_assert_str_eq(boxes, "box removed [1]\nbox added [1]\nbox added [2]\n");
+  free(boxes);
+  /* records by key: id 1, shard 5 (testdata/proto/corpus.proto) */
+  put("l.bin", "05 0a0161 2801 05 0a0162 2802");
+  put("r.bin", "05 0a0162 2803 05 0a0163 2802");
+  const Run *r = PB("--proto \"$R/testdata/proto/corpus.proto\" -t corpus.Record --framing delimited "
+                    "--record-key id --format html l.bin r.bin > rk.html");
+  ck_assert_int_eq(r->rc, 1);
+  const char *out = shown("rk.html");
+  char *tree = lines_with(out, "b"), *folds = lines_with(out, "fold");
+  ck_assert_str_eq(tree, "box removed [id=\"a\"]\nbranch [id=\"b\"] corpus.Record\n"
+                         "box changed [id=\"b\"].shard\nbox added [id=\"c\"]\n");
+  ck_assert_str_eq(folds, "fold ... 1 unchanged field\n"); /* b's id */
+  free(tree), free(folds);
+}
+END_TEST
+
 START_TEST(listed_in_help) {
   const char *help = PB("--help")->out;
   ck_assert_ptr_nonnull(strstr(help, "'html': one self-contained HTML page (the tree"));
@@ -285,6 +311,7 @@ static Suite *suite(void) {
   tcase_add_test(t, added_message_shown_whole_and_folded);
   tcase_add_test(t, max_diffs_and_the_size_bound);
   tcase_add_test(t, directories);
+  tcase_add_test(t, streams_and_records);
   tcase_add_test(t, listed_in_help);
   suite_add_tcase(su, t);
   return su;
