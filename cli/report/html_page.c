@@ -83,7 +83,7 @@ static const char kStyle[] =
     "--chg:#7d4e00;--mov:#0550ae;--movbg:#ddf4ff;--mark:#ffdf5d;--focus:#0969da}\n"
     "@media (prefers-color-scheme:dark){:root{--bg:#0d1117;--fg:#e6edf3;--muted:#9198a1;"
     "--line:#3d444d;--panel:#151b23;--add:#56d364;--addbg:#0f2d1b;--del:#ff7b72;"
-    "--delbg:#3a1519;--chg:#e3b341;--mov:#79c0ff;--movbg:#0c2d6b;--mark:#7a5c00;"
+    "--delbg:#3a1519;--chg:#e3b341;--mov:#79c0ff;--movbg:#0a2654;--mark:#7a5c00;"
     "--focus:#4493f8}}\n"
     "body{margin:0;padding:0 1rem 3rem;background:var(--bg);color:var(--fg);"
     "font:14px/1.45 system-ui,-apple-system,'Segoe UI',sans-serif}\n"

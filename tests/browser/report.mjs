@@ -108,6 +108,46 @@ await check('without JavaScript every difference is shown, in open <details>', a
   assert.equal(await page.isVisible('#d2'), false);
 });
 
+// WCAG's contrast ratio of two computed colours ("rgb(r, g, b)").
+function contrast(a, b) {
+  const lum = (c) => {
+    const [r, g, bl] = c.match(/\d+/g).slice(0, 3).map((x) => {
+      const v = Number(x) / 255;
+      return v <= 0.03928 ? v / 12.92 : ((v + 0.055) / 1.055) ** 2.4;
+    });
+    return 0.2126 * r + 0.7152 * g + 0.0722 * bl;
+  };
+  const [hi, lo] = [lum(a), lum(b)].sort((x, y) => y - x);
+  return (hi + 0.05) / (lo + 0.05);
+}
+
+await check('text is readable in light and dark mode (contrast 4.5:1 at least)', async () => {
+  const page = await open(js, 'kinds.html');
+  for (const scheme of ['light', 'dark']) {
+    await page.emulateMedia({ colorScheme: scheme });
+    // each piece of text against the background it is drawn on
+    const pairs = await page.evaluate(() => {
+      const bg = (el) => {
+        for (; el; el = el.parentElement) {
+          const c = getComputedStyle(el).backgroundColor;
+          if (c !== 'rgba(0, 0, 0, 0)' && c !== 'transparent') return c;
+        }
+        return 'rgb(255, 255, 255)';
+      };
+      const sel = ['body', 'h1', '.k', '.path', '.t', '.side', '.v', '.fold', '.none', 'a', '#nav button'];
+      const out = [];
+      for (const s of sel)
+        for (const el of document.querySelectorAll(s))
+          out.push([s, getComputedStyle(el).color, bg(el)]);
+      return out;
+    });
+    assert.ok(pairs.length > 50, pairs.length + ' pieces of text');
+    for (const [sel, fg, bg] of pairs)
+      assert.ok(contrast(fg, bg) >= 4.5, `${scheme}: ${sel} ${fg} on ${bg}: ${contrast(fg, bg).toFixed(2)}`);
+  }
+  await page.emulateMedia({ colorScheme: 'light' });
+});
+
 await check('dark mode has colours of its own', async () => {
   const page = await open(js, 'kinds.html');
   const colours = () => page.evaluate(() => {
