@@ -120,6 +120,7 @@ test: all $(TEST_BIN)
 	@$(MAKE) --no-print-directory property
 	@$(MAKE) --no-print-directory scale
 	@$(MAKE) --no-print-directory python-test
+	@$(MAKE) --no-print-directory browser
 
 # The same suite built with AddressSanitizer + UndefinedBehaviorSanitizer.
 test-asan:
@@ -144,6 +145,7 @@ include tests/oracle/oracle.mk
 include tests/property/property.mk
 include tests/scale/scale.mk
 include python/python.mk
+include tests/browser/browser.mk
 
 # Benchmark against cmp, cat, MessageDifferencer and protoc --decode: make bench
 # (bench/run.sh says which BENCH_* variables it reads; results in bench/results.md).

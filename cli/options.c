@@ -432,7 +432,7 @@ static const Option kOptions[] = {
      NULL, .set = set_color, .values = color_values},
     {"colour", 0, "[=WHEN]", kCompare, kSecOutput, NULL, NULL, .set = set_color,
      .values = color_values},
-    {"max-diffs", 0, "N", kCompare, kSecOutput, "show the first N differences, then how many more",
+    {"max-diffs", 0, "N", kCompare, kSecOutput, "show the first N differences, then how many more\n(html: 2000 by default)",
      NULL, .set = set_count_size, .field = FIELD(report.max_diffs), .min = 1, .max = 1LL << 40},
     {"max-value-lines", 0, "N", kCompare, kSecOutput,
      "a message value too long for one line (an added or\nremoved element) is shown over "
@@ -738,6 +738,13 @@ int pbd_Cli_ParseOptions(int argc, char **argv, pbd_Command cmd, pbd_CliOptions 
   }
   check_combinations(cmd, o);
   derive(o);
+  /* the options as given, for the reports that show them (--format html):
+   * getopt has moved them before the operands */
+  static pbd_Buf given;
+  pbd_Buf_Truncate(&given, 0);
+  for (int i = 1; i < optind; i++)
+    pbd_Buf_Printf(&given, "%s%s", given.len ? " " : "", argv[i]);
+  o->report.options_text = given.oom ? NULL : given.data;
   return optind;
 }
 

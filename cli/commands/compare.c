@@ -263,6 +263,15 @@ static bool note_metadata(const Pairs *p, const pbd_CliInput *l, const pbd_CliIn
   return ok;
 }
 
+/* The schema files as given (--schema, --proto, and LEFT's and RIGHT's own),
+ * space-separated, for the reports that name them. */
+static void schema_names(const pbd_CliOptions *o, pbd_Buf *b) {
+  const pbd_StrList *lists[] = {&o->schemas, &o->protos, &o->left_schemas, &o->right_schemas};
+  for (size_t i = 0; i < sizeof lists / sizeof lists[0]; i++)
+    for (size_t j = 0; j < lists[i]->n; j++)
+      pbd_Buf_Printf(b, "%s%s", b->len ? " " : "", lists[i]->v[j]);
+}
+
 int pbd_Cli_ComparePair(const pbd_CliOptions *o, const char *lpath, const char *rpath,
                         const char *lname, const char *rname, FILE *out, pbd_CliError *e) {
   pbd_CliSchema ls, rs;
@@ -288,6 +297,10 @@ int pbd_Cli_ComparePair(const pbd_CliOptions *o, const char *lpath, const char *
   }
   if (ok) {
     pbd_ReportOptions ro = o->report;
+    pbd_Buf schema_text = {0}; /* the header of --format html names the schema and type */
+    schema_names(o, &schema_text);
+    ro.schema_text = schema_text.oom ? NULL : schema_text.data;
+    ro.type_name = ls.type ? ls.type->full_name : NULL;
     pbd_Reporter *rep = o->quiet ? NULL : pbd_Reporter_New(o->format, out, &ro);
     if (!o->quiet && !rep) {
       pbd_CliError_Set(e, false, "out of memory");
@@ -344,6 +357,7 @@ int pbd_Cli_ComparePair(const pbd_CliOptions *o, const char *lpath, const char *
       free(pairs.ij);
       pbd_Reporter_Free(rep);
     }
+    pbd_Buf_Free(&schema_text);
   }
   pbd_Cli_FreeInput(&r);
   pbd_Cli_FreeInput(&l);

@@ -51,6 +51,8 @@ typedef struct {
   pbd_Arena *arena;               /* trees of records added or removed */
   pbd_Buf key;                    /* the current record's key text */
   pbd_Path path;                  /* the current edit's path, under the key */
+  pbd_PathFrame *frames;          /* and the messages along it (path.frames) */
+  size_t frames_cap;
   pbd_CliError *e;
   size_t n_edits;
   bool failed;
@@ -162,10 +164,28 @@ static int edit_under_key(void *ctx, const pbd_Edit *e) {
   pbd_Path_Truncate(&run->path, 1);
   for (size_t i = 0; i < e->path->count; i++) pbd_Path_Push(&run->path, &e->path->segs[i]);
   if (run->path.oom) return 1;
+  /* the messages along the path, one segment further down (the HTML report
+   * counts what did not change in them) */
+  size_t nf = e->path->frame_count;
+  if (nf > run->frames_cap) {
+    pbd_PathFrame *f = realloc(run->frames, nf * sizeof *f);
+    if (!f) return 1;
+    run->frames = f;
+    run->frames_cap = nf;
+  }
+  for (size_t i = 0; i < nf; i++) {
+    run->frames[i] = e->path->frames[i];
+    run->frames[i].path_count++;
+  }
+  run->path.frames = run->frames;
+  run->path.frame_count = nf;
   pbd_Edit k = *e;
   k.path = &run->path;
   k.parent_count = e->parent_count + 1;
-  return deliver(run, &k);
+  int rc = deliver(run, &k);
+  run->path.frames = NULL; /* valid during this edit only */
+  run->path.frame_count = 0;
+  return rc;
 }
 
 /* `id="x"`, or `id="x"#2` for the second record with that key. */
@@ -385,6 +405,7 @@ int pbd_Cli_CompareRecords(const pbd_CliOptions *o, const char *left, const char
   pbd_CorpusStat_Free(run.stat);
   pbd_Buf_Free(&run.key);
   pbd_Path_Free(&run.path);
+  free(run.frames);
   pbd_Arena_Free(run.arena);
   free_side(&run.l);
   free_side(&run.r);

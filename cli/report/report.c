@@ -224,6 +224,7 @@ void pbd_Reporter_Note(pbd_Reporter *r, const char *text, const char *json) {
 
 void pbd_Reporter_Free(pbd_Reporter *r) {
   if (!r) return;
+  if (r->f->free_own) r->f->free_own(r);
   if (r->final_out && r->out) fclose(r->out); /* a format's own stream (junit) */
   free(r->junit_text);
   free(r->test_name);
@@ -347,6 +348,7 @@ bool pbd_FilesReporter_Finish(pbd_FilesReporter *s, bool equal) {
 
 void pbd_FilesReporter_Free(pbd_FilesReporter *s) {
   if (!s) return;
+  if (s->f->files_free) s->f->files_free(s);
   pbd_StatTotals_Free(s->stat);
   pbd_Buf_Free(&s->doc);
   free(s);

@@ -65,7 +65,9 @@
  *   added and moved counts.  SGR codes \033[1m, \033[31m, \033[32m,
  *   \033[36m, each ended by \033[m.
  *
- * JSON report: see docs/json-format.md.
+ * JSON report: see docs/json-format.md.  HTML report (--format html, one
+ * self-contained page): docs/html.md.  GitHub Actions (--format github,
+ * workflow commands and $GITHUB_STEP_SUMMARY): docs/ci.md.
  *
  * JUnit report (--format junit, for CI servers; docs/ci.md): an XML 1.0
  * document with one test case, named after RIGHT:
@@ -102,7 +104,7 @@
 /* The output formats, X(Id) each, in --help's order: a new format is one
  * line here and one file (cli/report/NAME.c) defining its row
  * kPbd_FormatDef_Id (cli/report/report_impl.h). */
-#define PBD_REPORT_FORMATS(X) X(Text) X(Json) X(Junit) X(Paths)
+#define PBD_REPORT_FORMATS(X) X(Text) X(Json) X(Junit) X(Paths) X(Html) X(Github)
 
 #define PBD_REPORT_FORMAT_ENUM(id) kPbd_Report_##id,
 typedef enum { PBD_REPORT_FORMATS(PBD_REPORT_FORMAT_ENUM) kPbd_Report_FormatCount } pbd_ReportFormat;
@@ -129,6 +131,11 @@ typedef struct {
   /* -r, text: a pair with identical bytes says nothing (no "identical
    * bytes" line from --explain) */
   bool quiet_identical;
+  /* html: the header's schema files, message type and options in force (any
+   * may be NULL; not copied: they must outlive the reporter) */
+  const char *schema_text, *type_name, *options_text;
+  /* html, github: the report is one file's part of a -r report */
+  bool fragment;
 } pbd_ReportOptions;
 
 /* --color WORD: true for "auto", "always" and "never" (so the CLI can reject

@@ -79,6 +79,7 @@ struct pbd_Reporter {
   pbd_Buf junit_paths; /* junit: the first differences' paths, for the failure's message */
   size_t junit_npaths;
   double started;   /* junit: when the comparison began, for its time */
+  void *own;        /* a format's own state (html, github), freed by its free_own */
 };
 
 struct pbd_FilesReporter {
@@ -91,6 +92,7 @@ struct pbd_FilesReporter {
   pbd_StatTotals *stat;                        /* --stat: summed over the files */
   double started;                              /* junit: the run's start, for its time */
   bool failed;      /* out of memory */
+  void *own;        /* a format's own state (html, github), freed by its files_free */
 };
 
 /* One output format.  A new format is a file defining its row and one
@@ -112,6 +114,9 @@ typedef struct pbd_FormatDef {
   void (*file_options)(const pbd_FilesReporter *s, const pbd_FileResult *f, pbd_ReportOptions *ro);
   void (*file)(pbd_FilesReporter *s, const pbd_FileResult *f);
   void (*files_end)(pbd_FilesReporter *s, bool equal);
+  /* NULL: the format keeps no state of its own (r->own, s->own) */
+  void (*free_own)(pbd_Reporter *r);
+  void (*files_free)(pbd_FilesReporter *s);
 } pbd_FormatDef;
 
 #define PBD_DECLARE_FORMAT(id) extern const pbd_FormatDef kPbd_FormatDef_##id;

@@ -44,6 +44,8 @@ int dw_emit_at(Walk *w, pbd_EditKind kind, const pbd_Value *l, const pbd_Value *
   }
   pbd_Edit e = {kind, &w->path, w->parent_count, w->parent,
                 l ? *l : kPbd_DiffNone, r ? *r : kPbd_DiffNone, li, ri};
+  w->path.frames = w->frames; /* the messages along the path, for reporters */
+  w->path.frame_count = w->nframes;
   w->n++;
   return w->fn(w->ctx, &e);
 }
@@ -540,6 +542,23 @@ static int diff_window(Walk *w, const pbd_Message *l, const pbd_Message *r, int 
   return 1;
 }
 
+/* Enters a message pair for the edits' frames; false (w->oom) when out of
+ * memory. */
+static bool push_frame(Walk *w, const pbd_Message *l, const pbd_Message *r) {
+  if (w->nframes == w->frames_cap) {
+    size_t cap = w->frames_cap ? 2 * w->frames_cap : 16;
+    pbd_PathFrame *f = realloc(w->frames, cap * sizeof *f);
+    if (!f) {
+      w->oom = true;
+      return false;
+    }
+    w->frames = f;
+    w->frames_cap = cap;
+  }
+  w->frames[w->nframes++] = (pbd_PathFrame){w->path.count, l, r};
+  return true;
+}
+
 static int diff_message(Walk *w, const pbd_Message *l, const pbd_Message *r) {
   if (l == r || pbd_Hash128_Equal(l->hash, r->hash)) return 0;
   int rc;
@@ -558,7 +577,9 @@ static int diff_message(Walk *w, const pbd_Message *l, const pbd_Message *r) {
   const pbd_MessageDef *saved = w->parent;
   w->parent_count = w->path.count;
   w->parent = l->def;
+  if (!push_frame(w, l, r)) return 0;
   rc = diff_fields(w, l, r);
+  w->nframes--;
   w->parent_count = saved_count;
   w->parent = saved;
   return rc;
@@ -599,6 +620,7 @@ static int walk_end(Walk *w, int rc, size_t *n_edits, pbd_Status *s) {
   pbd_Buf_Free(&w->starred);
   pbd_PatternSet_Free(w->ignore_set);
   free(w->ignored_fields);
+  free(w->frames);
   if (n_edits) *n_edits = w->n;
   if (oom) {
     pbd_Status_SetError(s, kPbd_Status_OutOfMemory, "out of memory");

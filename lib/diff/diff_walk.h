@@ -34,6 +34,8 @@ typedef struct {
    * is SIZE_MAX when no window is walked. */
   uint32_t index_base;
   size_t index_base_at;
+  pbd_PathFrame *frames;          /* the messages being walked, outermost first */
+  size_t nframes, frames_cap;
   bool oom;
 } Walk;
 

@@ -283,6 +283,21 @@ START_TEST(doc_recipes) {
   want = doc_block("output", "json-dirs");
   EXPECT(recipe("json-dirs"), 0, want);
   free(want);
+  /* github: the annotations, and the step summary's table (and the blank
+   * line that ends a section of the summary) */
+  want = doc_block("output", "github");
+  char *text = doc_block("recipe", "github");
+  put_bytes("recipe.sh", text, strlen(text));
+  free(text);
+  EXPECT(tu_sh("GITHUB_STEP_SUMMARY=summary.md sh recipe.sh"), 1, want);
+  free(want);
+  want = doc_block("output", "github-summary");
+  char *summary = slurp("summary.md");
+  ck_assert(strlen(summary) == strlen(want) + 1 && summary[strlen(want)] == '\n');
+  summary[strlen(want)] = '\0';
+  ck_assert_str_eq(summary, want);
+  free(summary);
+  free(want);
   /* junit: the file is the documented one, and well-formed */
   EXPECT(recipe("junit"), 1, "");
   want = doc_block("output", "junit");

@@ -92,7 +92,7 @@ START_TEST(test_report_json) {
   char name[8] = "p";
   pbd_FieldDef fd = {.name = name, .full_name = name};
   pbd_PathSeg seg = {.kind = kPbd_Seg_Field, .number = 1, .field = &fd};
-  pbd_Path path = {&seg, 1, 1, false};
+  pbd_Path path = {&seg, 1, 1, false, NULL, 0};
   e[0].path = &path;
   /* The reporter must copy what it keeps: feed the edits one by one and
    * scribble over the path and the bytes after each. */

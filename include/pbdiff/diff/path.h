@@ -55,10 +55,28 @@ typedef struct {
   pbd_StrView key_text;          /* RecordKey */
 } pbd_PathSeg;
 
+/* A message on the way along a path, as the walk sees it when it hands out
+ * an edit: the first
+ * path_count segments of the edit's path lead to it (the root message
+ * has 0; an Any's payload counts as a message of its own), and left and
+ * right are its two sides.  Reporters that show what did not change
+ * (how many fields or elements a message holds beside the differing
+ * ones) read them. */
+typedef struct {
+  size_t path_count;
+  const pbd_Message *left, *right;
+} pbd_PathFrame;
+
 typedef struct {
   pbd_PathSeg *segs;
   size_t count, cap;
   bool oom;                      /* a push failed; the path is incomplete */
+  /* The messages the path goes through, outermost first: set by the walk
+   * for the edits it hands out (valid during the callback); none
+   * (frame_count 0) on a path that another made, as a corpus's whole
+   * record added. */
+  const pbd_PathFrame *frames;
+  size_t frame_count;
 } pbd_Path;
 
 /* Appends a segment; on allocation failure sets p->oom and returns false. */

@@ -223,7 +223,7 @@ START_TEST(streams_and_segments) {
       {.kind = kPbd_Seg_Extension, .number = 3, .field = &f_x},
       {.kind = kPbd_Seg_Any, .type_url = {"t/p.T", 5}},
   };
-  pbd_Path path = {segs, 8, 8, false};
+  pbd_Path path = {segs, 8, 8, false, NULL, 0};
   pbd_Buf b = {0};
   pbd_Path_Format(&b, &path, 0, 8);
   ck_assert_str_eq(b.data, "m[\"a\\\"b\"][-5][true][7].9.[p.x].[t/p.T]");
