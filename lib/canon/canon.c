@@ -29,6 +29,10 @@ static bool grow(Ctx *c, void **p, uint32_t *cap, uint32_t need, size_t elem) {
 
 /* Makes room for n more bytes at the end of b; NULL when out of memory. */
 static uint8_t *bytes_room(Ctx *c, Bytes *b, size_t n) {
+  if (b->sink && b->n + n > b->cap) { /* a streamed record: full, to the digest */
+    XXH3_128bits_update(b->sink, b->p, b->n);
+    b->n = 0;
+  }
   if (b->n + n > b->cap) {
     size_t want = b->cap ? b->cap * 2 : 64;
     while (want < b->n + n) want *= 2;
@@ -140,6 +144,7 @@ static bool unk_index_new_slot(Ctx *c, Msg *m) {
 }
 
 static Slot *unknown_slot(Ctx *c, Msg *m, uint32_t number) {
+  if (m->stream) return pbd_CanonPass_StreamSlot(c, m, number, NULL);
   if (m->last_unknown && m->slots[m->last_unknown - 1].number == number)
     return &m->slots[m->last_unknown - 1];
   if (m->unk_table) {
@@ -194,6 +199,7 @@ static bool clear_oneof_siblings(Ctx *c, Msg *m, const pbd_FieldDef *fd) {
 
 /* The slot a value of fd goes to, its oneof siblings cleared. */
 static inline Slot *value_slot(Ctx *c, Msg *m, const pbd_FieldDef *fd) {
+  if (m->stream) return pbd_CanonPass_StreamSlot(c, m, fd->number, fd);
   Slot *s = known_slot(c, m, fd);
   if (!s || (fd->oneof && !clear_oneof_siblings(c, m, fd))) return NULL;
   return s;
@@ -571,9 +577,12 @@ bool pbd_CanonPass_HashMessage(Ctx *c, const pbd_MessageDef *def, const pbd_Part
     m.slots = m.frame->slots;
     m.slot_of = m.frame->slot_of;
   }
+  if (ok) pbd_CanonPass_StartStream(c, &m, parts, nparts);
   for (size_t i = 0; ok && i < nparts; i++)
     ok = read_part(c, &m, parts[i].data, parts[i].data + parts[i].size);
-  ok = ok && (c->validate ? check_children(c, &m) : pbd_CanonPass_Finish(c, &m, out));
+  ok = ok && (c->validate  ? check_children(c, &m)
+              : m.stream ? pbd_CanonPass_FinishStream(c, &m, out)
+                         : pbd_CanonPass_Finish(c, &m, out));
   for (uint32_t i = 0; i < m.nslots; i++) { /* the level's table, clean for the next */
     if (m.slots[i].fd) m.slot_of[m.slots[i].fd->index] = 0;
     if (m.slots[i].shape == kShape_Record && m.slots[i].rec.heap) free(m.slots[i].rec.p);

@@ -21,6 +21,7 @@ typedef struct {
   uint8_t *p;
   size_t n, cap;
   bool heap;      /* grown past kHeapBytes: malloc'd, freed with its message */
+  XXH3_state_t *sink; /* a streamed record's: full, p's bytes go to it (canon_stream.c) */
 } Bytes;
 
 /* A slot's values this big grow with realloc, and a record this big is
@@ -95,6 +96,7 @@ typedef struct {
   uint32_t last_unknown;   /* index + 1 of the last unknown slot used */
   uint32_t *unk_table;     /* number -> index + 1, when many unknown numbers */
   uint32_t unk_mask;
+  struct Stream *stream;   /* the record streamed as it is read (canon_stream.c), or NULL */
 } Msg;
 
 typedef struct {
@@ -160,5 +162,15 @@ void pbd_CanonPass_FreeFrames(Ctx *c);
 /* The record of a message whose parts are read, and its hash
  * (canon_record.c). */
 bool pbd_CanonPass_Finish(Ctx *c, Msg *m, Result *out);
+
+/* A large message whose fields are all elements of repeated string, bytes
+ * or message fields (or unknown fields), in number order, is hashed as it
+ * is read: its record is fed to the digest value by value instead of kept
+ * (canon_stream.c).  Start: true when m is set up so (else m is as it was
+ * and the message is read the usual way); the slot of every value is then
+ * pbd_CanonPass_StreamSlot's, and FinishStream gives the hash. */
+bool pbd_CanonPass_StartStream(Ctx *c, Msg *m, const pbd_Part *parts, size_t nparts);
+Slot *pbd_CanonPass_StreamSlot(Ctx *c, Msg *m, uint32_t number, const pbd_FieldDef *fd);
+bool pbd_CanonPass_FinishStream(Ctx *c, Msg *m, Result *out);
 
 #endif
