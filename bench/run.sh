@@ -192,6 +192,34 @@ for tool in $CORPUS_TOOLS; do
   measure c.ch c "$tool" c.left.bin c.right.bin "$([ "$tool" = cat ] && echo 0 || echo 1)"
 done
 
+# ------------------------------------------------------------------ shapes
+# Inputs whose cost per byte depends on their shape: 25 M empty sub-messages
+# (schemaless, 50 MB a side) against the same with the last one changed, and
+# a stream of 20 M empty messages (--delimited) against the same with the last
+# one changed.  Each must answer (exit 1) within 1.5x the inputs + 64 MiB.
+E_N=$(awk -v s="$SCALE" 'BEGIN { printf "%d", 25165824 * s }')
+S_N=$(awk -v s="$SCALE" 'BEGIN { printf "%d", 20000000 * s }')
+if [ "$(cat "$D/shapes.count" 2>/dev/null)" != "$E_N $S_N" ]; then
+  /usr/bin/python3 - "$D" "$E_N" "$S_N" <<'PY'
+import sys
+d, e, s = sys.argv[1], int(sys.argv[2]), int(sys.argv[3])
+open(f"{d}/e.left.bin", "wb").write(b"\x0a\x00" * e)
+open(f"{d}/e.right.bin", "wb").write(b"\x0a\x00" * (e - 1) + b"\x0a\x02\x08\x01")
+open(f"{d}/s.left.bin", "wb").write(b"\x00" * s)
+open(f"{d}/s.right.bin", "wb").write(b"\x00" * (s - 1) + b"\x02\x08\x01")
+PY
+  echo "$E_N $S_N" >"$D/shapes.count"
+fi
+cat "$D"/e.*.bin "$D"/s.*.bin >/dev/null
+# shellcheck disable=SC2016
+CMD[er]='exec "$PBDIFF" "$L" "$R" >/dev/null'
+# shellcheck disable=SC2016
+CMD[sr]='exec "$PBDIFF" --delimited "$L" "$R" >/dev/null'
+NAME[er]="pbdiff (report)"
+NAME[sr]="pbdiff --delimited (report)"
+measure e.ch e er e.left.bin e.right.bin 1
+measure s.ch s sr s.left.bin s.right.bin 1
+
 # ------------------------------------------------------------------ Python
 # The pbdiff module (python/, make python) in process: serialized models mapped
 # and compared, next to the CLI's figures above; and 100 000
@@ -283,6 +311,22 @@ table() {
   echo "$row $(awk -v r="${RES[c.ch:cq]}" -v n="$CORPUS_N" -v b=$(($(size c.left.bin) + $(size c.right.bin))) 'BEGIN {
     if (split(r, v, " ") < 3 || v[1] == "error") { printf "– | –"; exit }
     printf "%.0f | %.1fx", 2 * n / (v[1] / 1e9), v[2] * 1024 / b }') |"
+  echo
+  echo "Shapes: inputs whose cost per byte depends on their shape, each against the same with"
+  echo "its last message changed; the bound is 1.5x the inputs + 64 MiB:"
+  echo
+  echo "| pair | inputs (MB) | time | peak RSS | bound | peak / bound |"
+  echo "|---|---|---|---|---|---|"
+  for s in "e.ch er e $E_N empty sub-messages" "s.ch sr s $S_N empty messages, --delimited"; do
+    read -r key tool m n what <<<"$s"
+    awk -v r="${RES[$key:$tool]:-}" -v a="$(size "$m.left.bin")" -v b="$(size "$m.right.bin")" \
+      -v name="$n $what" 'BEGIN {
+        bound = 1.5 * (a + b) + 64 * 1048576
+        if (split(r, v, " ") < 3 || v[1] == "error") {
+          printf "| %s | %.1f + %.1f | no figure (%s) | | %.0f MiB | |\n", name, a / 1e6, b / 1e6, r, bound / 1048576; exit }
+        printf "| %s | %.1f + %.1f | %.3f s | %.0f MiB | %.0f MiB | %.2f |\n", name, a / 1e6, b / 1e6,
+          v[1] / 1e9, v[2] / 1024, bound / 1048576, v[2] * 1024 / bound }'
+  done
   echo
   echo "Python: the pbdiff module (\`make python\`, docs/python.md) in process: both files mapped"
   echo "(\`mmap\`, as pbdiff maps them) and \`pbdiff.compare(a, b, schema=DESC, type=TYPE)\`, next to"
