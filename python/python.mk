@@ -31,11 +31,12 @@ $(PIC_CLI_A): $(PY_CLI_OBJ)
 
 python-libs: $(PIC_LIB_A) $(PIC_CLI_A)
 
-# A stamp: setup.py rebuilds only what changed.
+# A stamp.  --force: setup.py does not see that the archives it links
+# changed, and would keep an extension built from the old ones.
 $(PY_OUT)/.built: $(PIC_LIB_A) $(PIC_CLI_A) $(PY_SRC) $(LIB_HDR) $(CLI_HDR)
 	@mkdir -p $(PY_OUT)
 	cd python && PBDIFF_BUILD=$(CURDIR)/$(BUILD) PBDIFF_SAN="$(SAN) $(PY_SAN_LINK)" CC="$(CC)" \
-	  $(PY) setup.py -q build --build-base $(PY_OUT)/tmp --build-lib $(PY_OUT)/lib \
+	  $(PY) setup.py -q build --force --build-base $(PY_OUT)/tmp --build-lib $(PY_OUT)/lib \
 	  egg_info --egg-base $(PY_OUT)/lib >/dev/null
 	rm -rf python/build
 	@touch $@

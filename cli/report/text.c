@@ -283,6 +283,46 @@ static const char *type_word(const pbd_Value *v) {
   }
 }
 
+static bool is_message_value(const pbd_Value *v) {
+  return v->kind == kPbd_Value_Message || v->kind == kPbd_Value_LenMessage ||
+         v->kind == kPbd_Value_Group;
+}
+
+/* What a moved element is, after its path: ` (op_type "Relu", name "n14")`,
+ * its first two non-empty string fields, else a one-line form of it cut
+ * short, so that `node[14]: moved [14] -> [15]` says which node.  Only for
+ * an element named by its index: a key names it already. */
+static void moved_element(pbd_Buf *b, const pbd_Edit *e) {
+  const pbd_Path *p = e->path;
+  if (!p->count || p->segs[p->count - 1].kind != kPbd_Seg_Index) return; /* named by key */
+  const pbd_Value *v = &e->left;
+  pbd_TextOptions o = {.max_bytes = 32, .max_message = 48, .well_known = true};
+  if (!is_message_value(v) || !v->m) {
+    pbd_Buf_AppendStr(b, " (");
+    pbd_Format_TextValue(b, v, &o);
+    pbd_Buf_AppendChar(b, ')');
+    return;
+  }
+  const pbd_Field *f = pbd_Message_Fields(v->m);
+  int shown = 0;
+  for (uint32_t i = 0; i < pbd_Message_FieldCount(v->m) && shown < 2; i++) {
+    if (!f[i].def || f[i].def->is_repeated || f[i].kind != kPbd_Value_String) continue;
+    pbd_Value s = pbd_Field_Value(&f[i], 0);
+    if (!s.s.size) continue;
+    pbd_Buf_AppendStr(b, shown++ ? ", " : " (");
+    pbd_Buf_AppendStr(b, f[i].def->name);
+    pbd_Buf_AppendChar(b, ' ');
+    pbd_Format_TextValue(b, &s, &o);
+  }
+  if (shown) {
+    pbd_Buf_AppendChar(b, ')');
+    return;
+  }
+  pbd_Buf_AppendStr(b, " (");
+  pbd_Format_TextValue(b, v, &o);
+  pbd_Buf_AppendChar(b, ')');
+}
+
 static bool types_differ(const pbd_Value *l, const pbd_Value *r) {
   if (l->kind == kPbd_Value_None || r->kind == kPbd_Value_None) return false;
   if (l->field && r->field) return l->field->type != r->field->type;
@@ -318,6 +358,7 @@ int rp_text_edit(pbd_Reporter *r, const pbd_Edit *e) {
   if (plen > 0) pbd_Buf_AppendStr(b, "  ");
   r->value_indent = plen > 0 ? 1 : 0;
   pbd_Buf_AppendStr(b, *field ? field : ".");
+  if (e->kind == kPbd_Edit_Moved) moved_element(b, e);
   pbd_Buf_AppendStr(b, ": ");
   switch (e->kind) {
     case kPbd_Edit_Added:

@@ -94,7 +94,7 @@ START_TEST(text_kinds) {
                "  d: unset -> set to 0\n"
                "  e: set to false -> unset\n"
                "  attribute[\"x\"]: moved [2] -> [0]\n"
-               "rm[5]: moved [5] -> [1]\n"
+               "rm[5] (7): moved [5] -> [1]\n"
                "ms[\"k\"]: added { a: 1 }\n");
 }
 END_TEST
@@ -110,7 +110,7 @@ START_TEST(text_color) {
                "  d: unset -> \033[32mset to 0\033[m\n"
                "  e: \033[31mset to false\033[m -> unset\n"
                "  attribute[\"x\"]: \033[36mmoved [2] -> [0]\033[m\n"
-               "rm[5]: \033[36mmoved [5] -> [1]\033[m\n"
+               "rm[5] (7): \033[36mmoved [5] -> [1]\033[m\n"
                "ms[\"k\"]: \033[32madded { a: 1 }\033[m\n");
   /* off: not one escape byte, whatever the options */
   pbd_ReportOptions off = {.color = false, .left_name = "a", .right_name = "b", .max_diffs = 3};
@@ -201,7 +201,7 @@ START_TEST(text_max_diffs) {
                "  d: unset -> set to 0\n"
                "  e: set to false -> unset\n"
                "  attribute[\"x\"]: moved [2] -> [0]\n"
-               "rm[5]: moved [5] -> [1]\n"
+               "rm[5] (7): moved [5] -> [1]\n"
                "... and 1 more difference\n");
   o.max_diffs = 8; /* exactly all: no tail */
   char *all = tu_report(kPbd_Report_Text, NULL, g_kinds, n, false);
