@@ -132,8 +132,9 @@ END_TEST
  * place is a difference"): an option only removes the differences it names.
  * Each case with no diff option is run again under options that switch the
  * hashes' pruning off but name nothing the case holds — an ignore pattern of
- * no field, a tolerance no two distinct values fall within — and must give
- * exactly its edits, in both directions. */
+ * no field, a tolerance scoped to no field, a tolerance no two distinct
+ * values of these cases fall within — and must give exactly its edits, in
+ * both directions. */
 static const char kNoSuchPath[] = "no_such_field[*].nothing";
 
 START_TEST(semantic_case_nameless_options) {
@@ -147,12 +148,15 @@ START_TEST(semantic_case_nameless_options) {
   o.ignore_unknown = c->ignore_unknown;
   o.float_bits = c->float_bits;
   pbd_IgnoreRule nothing = {.pattern = kNoSuchPath};
-  pbd_DiffOptions variants[3] = {{.ignores = &nothing, .ignore_count = 1},
+  pbd_ToleranceRule nowhere = {.pattern = "no_such_field[*]", .margin = 0.5, .fraction = 0.5};
+  pbd_DiffOptions variants[4] = {{.ignores = &nothing, .ignore_count = 1},
+                                 {.tolerances = &nowhere, .tolerance_count = 1},
                                  {.float_fraction = 1e-12},
                                  {.float_margin = 1e-300}};
-  static const char *const names[3] = {"--ignore " "no_such_field[*].nothing",
+  static const char *const names[4] = {"--ignore no_such_field[*].nothing",
+                                       "--float-margin 'no_such_field[*]=0.5'",
                                        "--float-fraction 1e-12", "--float-margin 1e-300"};
-  for (size_t v = 0; v < 3; v++) {
+  for (size_t v = 0; v < 4; v++) {
     if (c->float_bits && v > 0) continue; /* tolerances do not combine with --float-bits */
     char where[256];
     snprintf(where, sizeof where, "%s:%d under %s", CASES_FILE, c->line, names[v]);
