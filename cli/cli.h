@@ -293,4 +293,10 @@ int pbd_Cli_CompareRecords(const pbd_CliOptions *o, const char *left, const char
 int pbd_Cli_CompareDirs(const pbd_CliOptions *o, const pbd_Config *cfg, const char *dir1,
                         const char *dir2);
 
+/* Makes room for element n of a malloc'd array of n elements (*array),
+ * doubling it at powers of two, so that n appends cost O(n) whatever the
+ * allocator (a .pbdiff of 700 000 ignore lines).  false when out of memory
+ * (the array is as it was). */
+bool pbd_Cli_RoomFor(void *array, size_t n, size_t elem);
+
 #endif

@@ -49,12 +49,10 @@ struct pbd_Config {
 
 static char *keep(pbd_Config *c, char *s) {
   if (!s) return NULL;
-  char **ns = realloc(c->strings, sizeof *ns * (c->nstrings + 1));
-  if (!ns) {
+  if (!pbd_Cli_RoomFor(&c->strings, c->nstrings, sizeof *c->strings)) {
     free(s);
     return NULL;
   }
-  c->strings = ns;
   c->strings[c->nstrings++] = s;
   return s;
 }
@@ -142,12 +140,9 @@ static bool set_key(pbd_Config *c, Section *s, const char *key, char *value, cha
   if (!pbd_Cli_CheckConfigValue(k, v, why, n)) return false;
   char *kept = keep(c, pbd_Cli_ConfigKeyIsFile(k) ? resolve_file(c, v) : strdup(v));
   if (kept && pbd_Cli_ConfigKeyIsFile(k) && !file_or_directory(key, kept, why, n)) return false;
-  int *keys = kept ? realloc(s->keys, sizeof *keys * (s->n + 1)) : NULL;
-  if (!keys) return false;
-  s->keys = keys;
-  const char **values = realloc((void *)s->values, sizeof *values * (s->n + 1));
-  if (!values) return false;
-  s->values = values;
+  if (!kept || !pbd_Cli_RoomFor(&s->keys, s->n, sizeof *s->keys) ||
+      !pbd_Cli_RoomFor(&s->values, s->n, sizeof *s->values))
+    return false;
   s->keys[s->n] = k;
   s->values[s->n++] = kept;
   return true;

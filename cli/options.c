@@ -86,11 +86,20 @@ static bool set_string(pbd_CliOptions *o, const Option *opt, const char *arg, ch
   return true;
 }
 
+bool pbd_Cli_RoomFor(void *array, size_t n, size_t elem) {
+  void **p = array;
+  if (n & (n - 1)) return true; /* room up to the next power of two */
+  size_t cap = n ? 2 * n : 1;
+  if (cap > SIZE_MAX / elem) return false;
+  void *np = realloc(*p, cap * elem);
+  if (!np) return false;
+  *p = np;
+  return true;
+}
+
 static bool push(pbd_StrList *l, const char *v) {
-  const char **nv = realloc((void *)l->v, sizeof *l->v * (l->n + 1));
-  if (!nv) return false;
-  nv[l->n++] = v;
-  l->v = nv;
+  if (!pbd_Cli_RoomFor(&l->v, l->n, sizeof *l->v)) return false;
+  l->v[l->n++] = v;
   return true;
 }
 
