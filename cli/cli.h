@@ -85,6 +85,7 @@ typedef struct {
   bool no_config;                          /* --no-config: no .pbdiff is read */
   bool textconv;                           /* cat --textconv: not protobuf is no error */
   bool json;                               /* cat, hash --format json */
+  bool binary;                             /* cat --format binary: canonical bytes */
   bool sha256;                             /* hash --sha256: pbs1 */
   bool no_pager;                           /* --no-pager */
   long long max_input;                     /* --max-input-bytes; 0: 2 GiB */

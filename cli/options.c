@@ -226,11 +226,13 @@ static bool set_report_format(pbd_CliOptions *o, const Option *opt, const char *
 static bool set_plain_format(pbd_CliOptions *o, const Option *opt, const char *arg, char *why,
                              size_t n) {
   (void)opt;
-  if (!strcmp(arg, "text") || !strcmp(arg, "json")) {
+  if (!strcmp(arg, "text") || !strcmp(arg, "json") || !strcmp(arg, "binary")) {
     o->json = arg[0] == 'j';
+    o->binary = arg[0] == 'b';
     return true;
   }
-  snprintf(why, n, "unknown format '%s' (use text or json; the inputs' encoding is --input-format)",
+  snprintf(why, n,
+           "unknown format '%s' (use text, json or binary; the inputs' encoding is --input-format)",
            arg);
   return false;
 }
@@ -373,7 +375,8 @@ static const Option kOptions[] = {
     {"format", 0, "FMT", kCat | kHash, kSecOutput,
      "'text' (default) or 'json': cat prints the canonical\nform in text format or in the protobuf "
      "JSON mapping\n(one line per message); hash prints 'FINGERPRINT  FILE'\nlines or one JSON "
-     "object per line",
+     "object per line; cat's 'binary' writes\nthe canonical protobuf bytes (a normaliser; with\n"
+     "--delimited, each message after its varint length)",
      NULL, .set = set_plain_format},
     {"sha256", 0, NULL, kHash, kSecOutput,
      "the cryptographic fingerprint pbs1:<SHA-256> instead of\npbh1 (docs/security.md: which to "

@@ -30,6 +30,10 @@
  * gives the record's schema id and message indexes:
  * `# message 0: schema id 7, message indexes [0]`.  An empty message prints nothing.
  *
+ * With --format binary, cat writes the canonical protobuf bytes instead
+ * (lib/write/write.h): a normaliser, after which `cmp` tells meanings apart;
+ * with --delimited each message follows its varint length.
+ *
  * With --textconv (git's textconv filter, docs/git.md), a file that cannot
  * be read as protobuf (a Git LFS pointer, a corrupt or stray file) is not an
  * error, since git would stop the whole diff: it prints
@@ -48,6 +52,7 @@
 #include "cli.h"
 #include "pbdiff/format/format.h"
 #include "pbdiff/inputs/input.h"
+#include "pbdiff/write/write.h"
 
 typedef struct {
   pbd_Buf buf;
@@ -219,6 +224,23 @@ static void write_body(Printer *p, const pbd_Message *m, int level) {
   }
 }
 
+/* --format binary: the canonical bytes (lib/write), after their varint
+ * length in a stream (--delimited). */
+static void write_binary(Printer *p, const pbd_Message *m, bool delimited, bool float_bits) {
+  pbd_WriteOptions wo = {.float_bits = float_bits};
+  if (!delimited) {
+    pbd_Write_Message(&p->buf, m, &wo);
+  } else {
+    pbd_Buf one = {0};
+    pbd_Write_Message(&one, m, &wo);
+    if (one.oom) p->buf.oom = true;
+    pbd_Write_Varint(&p->buf, one.len);
+    pbd_Buf_Append(&p->buf, one.data, one.len);
+    pbd_Buf_Free(&one);
+  }
+  maybe_flush(p, false);
+}
+
 /* Text that can stand in a line diff: UTF-8 without control characters
  * other than tab and line ends, not too long. */
 static bool is_short_text(const uint8_t *p, size_t n) {
@@ -287,6 +309,16 @@ int pbd_Cli_Cat(int argc, char **argv) {
   bool read = false; /* the input was read: what fails now is the output */
   /* Matching rules, ignores and scoped tolerances (from a config) are for
    * comparisons only. */
+  if (eff.binary && eff.framing != kPbd_Framing_None && eff.framing != kPbd_Framing_Delimited) {
+    pbd_CliError_Set(&error, false,
+                     "--format binary writes varint length-prefixed messages, not --framing %s",
+                     pbd_Framing_Name(eff.framing));
+    pbd_CliError_Print(stderr, &error, "pbdiff cat");
+    pbd_Cli_FreeApplied(&eff);
+    pbd_Config_Free(cfg);
+    pbd_Cli_FreeOptions(&o);
+    return kExitTrouble;
+  }
   pbd_CliOptions so = eff;
   so.keys.n = so.sets.n = so.ignores.n = so.scoped_margins.n = so.scoped_fractions.n = 0;
   if (pbd_Cli_LoadSchema(&so, 0, &schema, &error)) {
@@ -297,6 +329,10 @@ int pbd_Cli_Cat(int argc, char **argv) {
       read = true;
       Printer p = {.out = stdout, .float_bits = eff.compare.read.float_bits};
       for (size_t i = 0; i < in.nmsgs; i++) {
+        if (eff.binary) {
+          write_binary(&p, in.roots[i], eff.delimited, eff.compare.read.float_bits);
+          continue;
+        }
         if (eff.json) { /* the JSON mapping of the canonical tree, a line each */
           pbd_Value v = {.kind = kPbd_Value_Message, .field = NULL, .m = in.roots[i]};
           pbd_Format_JsonValue(&p.buf, &v);

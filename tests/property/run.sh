@@ -2,7 +2,8 @@
 # Property tests: random messages of every field kind (tests/property/property.cc,
 # fixed seeds), each in two random equivalent encodings and once with one value
 # changed.  For every case pbdiff must say the two encodings are equal, give
-# them the same fingerprints (pbh1 and pbs1) and the same `cat`, and report
+# them the same fingerprints (pbh1 and pbs1), the same `cat` and the same
+# `cat --format binary` (which libprotobuf parses to the message), and report
 # exactly one difference, at exactly the changed value's path, for the third.
 #
 #   tests/property/run.sh PBDIFF PROPERTY WORKDIR [COUNT]
@@ -30,6 +31,18 @@ for spec in prop.Node:1 sem3.M:2; do
     case ${name%.bin} in *[05]) ;; *) continue ;; esac
     (cd "$d" && "$P" cat "A/$name" > cat.A && "$P" cat "B/$name" > cat.B)
     cmp -s "$d/cat.A" "$d/cat.B" || { echo "property: $type: cat differs for $name"; fail=1; }
+  done < "$d.expected"
+  # 3b. the canonical bytes (cat --format binary), for every fifth case: the
+  # same for both encodings, equal in meaning to A, the same when written
+  # again, and parsed by libprotobuf to A's message
+  while IFS="$(printf '\t')" read -r name path; do
+    case ${name%.bin} in *[05]) ;; *) continue ;; esac
+    (cd "$d" && "$P" cat --format binary "A/$name" > canon.A && "$P" cat --format binary "B/$name" > canon.B &&
+      cp canon.A canon.A.bin && "$P" cat --format binary canon.A.bin > canon.AA)
+    cmp -s "$d/canon.A" "$d/canon.B" || { echo "property: $type: canonical bytes differ for $name"; fail=1; }
+    cmp -s "$d/canon.A" "$d/canon.AA" || { echo "property: $type: canonical bytes not stable for $name"; fail=1; }
+    (cd "$d" && "$P" -q "A/$name" canon.A.bin) || { echo "property: $type: canonical bytes of $name mean something else"; fail=1; }
+    "$G" --same "$W/prop.desc" "$type" "$d/A/$name" "$d/canon.A" "$d/canon.B" || fail=1
   done < "$d.expected"
   # 4. one change: one edit, at its path
   (cd "$d" && "$P" -r --format paths A C > paths.out) || [ $? -eq 1 ]
