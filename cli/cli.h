@@ -86,6 +86,10 @@ typedef struct {
   bool textconv;                           /* cat --textconv: not protobuf is no error */
   bool json;                               /* cat, hash --format json */
   bool binary;                             /* cat --format binary: canonical bytes */
+  bool patch;                              /* --format patch: a patch for pbdiff apply */
+  const char *output;                      /* apply -o OUT */
+  bool check;                              /* apply --check: write nothing */
+  bool reverse;                            /* apply -R */
   bool sha256;                             /* hash --sha256: pbs1 */
   bool no_pager;                           /* --no-pager */
   long long max_input;                     /* --max-input-bytes; 0: 2 GiB */
@@ -100,7 +104,8 @@ typedef struct {
 } pbd_CliOptions;
 
 /* Which command the options are parsed for (each accepts a subset). */
-typedef enum { kPbd_Cmd_Compare, kPbd_Cmd_Cat, kPbd_Cmd_Hash, kPbd_Cmd_Noise } pbd_Command;
+typedef enum { kPbd_Cmd_Compare, kPbd_Cmd_Cat, kPbd_Cmd_Hash, kPbd_Cmd_Noise, kPbd_Cmd_Apply,
+               kPbd_Cmd_Count } pbd_Command;
 
 /* Parses options; exits with status 2 and a usage message on a bad one,
  * and with 0 after --help/--version.  Returns the index of the first
@@ -233,6 +238,12 @@ void pbd_Cli_EndPager(void);
 
 /* ---- Commands (each in its own file) ---------------------------------------- */
 
+/* pbdiff --format patch LEFT RIGHT: the patch from LEFT to RIGHT on out
+ * (cli/commands/patch.c).  Returns 0 (no hunk), 1 or 2 (with the error in e). */
+int pbd_Cli_PatchPair(const pbd_CliOptions *o, const char *lpath, const char *rpath, FILE *out,
+                      pbd_CliError *e);
+/* pbdiff apply [OPTIONS] PATCH FILE (cli/commands/patch.c); argv[0] is "apply". */
+int pbd_Cli_Apply(int argc, char **argv);
 /* pbdiff cat [OPTIONS] FILE (cli/commands/cat.c); argv[0] is "cat". */
 int pbd_Cli_Cat(int argc, char **argv);
 /* pbdiff hash [OPTIONS] FILE... (cli/commands/hash.c); argv[0] is "hash". */

@@ -23,7 +23,8 @@ typedef bool Setter(pbd_CliOptions *o, const Option *opt, const char *arg, char 
 
 /* pbdiff noise compares as pbdiff does: it takes every comparison option. */
 enum { kNoise = 1 << kPbd_Cmd_Noise, kCompare = 1 << kPbd_Cmd_Compare | kNoise,
-       kCat = 1 << kPbd_Cmd_Cat, kHash = 1 << kPbd_Cmd_Hash, kAll = kCompare | kCat | kHash };
+       kCat = 1 << kPbd_Cmd_Cat, kHash = 1 << kPbd_Cmd_Hash, kApply = 1 << kPbd_Cmd_Apply,
+       kAll = kCompare | kCat | kHash | kApply };
 
 typedef enum { kSecSchema, kSecInputs, kSecComparison, kSecMatching, kSecOutput, kSecCorpus,
                kSecDirs, kSecOther, kSecCount } Section;
@@ -217,8 +218,9 @@ static bool set_label(pbd_CliOptions *o, const Option *opt, const char *arg, cha
 static bool set_report_format(pbd_CliOptions *o, const Option *opt, const char *arg, char *why,
                               size_t n) {
   (void)opt;
-  if (pbd_Report_FormatByName(arg, &o->format)) return true;
-  snprintf(why, n, "unknown format '%s' (use %s)", arg, pbd_Report_FormatNames());
+  o->patch = !strcmp(arg, "patch"); /* not a report: the patch's own writer */
+  if (o->patch || pbd_Report_FormatByName(arg, &o->format)) return true;
+  snprintf(why, n, "unknown format '%s' (use %s, or patch)", arg, pbd_Report_FormatNames());
   return false;
 }
 
@@ -235,6 +237,15 @@ static bool set_plain_format(pbd_CliOptions *o, const Option *opt, const char *a
            "unknown format '%s' (use text, json or binary; the inputs' encoding is --input-format)",
            arg);
   return false;
+}
+
+/* The report formats' help, and the patch. */
+static const char *format_help(void) {
+  static pbd_Buf help;
+  if (!help.len)
+    pbd_Buf_Printf(&help, "%s;\n'patch': a guarded patch for pbdiff apply\n(docs/patch.md)",
+                   pbd_Report_FormatHelp());
+  return help.oom ? "" : help.data;
 }
 
 static bool set_stat(pbd_CliOptions *o, const Option *opt, const char *arg, char *why, size_t n) {
@@ -371,7 +382,7 @@ static const Option kOptions[] = {
     {"quiet", 'q', NULL, kCompare, kSecOutput, "print nothing; the exit status tells", NULL,
      FLAG(quiet)},
     {"format", 0, "FMT", kCompare, kSecOutput, NULL /* from the table of formats */, NULL,
-     .set = set_report_format, .help_of = pbd_Report_FormatHelp},
+     .set = set_report_format, .help_of = format_help},
     {"format", 0, "FMT", kCat | kHash, kSecOutput,
      "'text' (default) or 'json': cat prints the canonical\nform in text format or in the protobuf "
      "JSON mapping\n(one line per message); hash prints 'FINGERPRINT  FILE'\nlines or one JSON "
@@ -410,6 +421,12 @@ static const Option kOptions[] = {
      "when the inputs are equal but their bytes differ, list the\nencoding differences (field "
      "order, packed, varints, ...)",
      NULL, FLAG(explain)},
+    {"output", 'o', "OUT", kApply, kSecOutput, "write the result to OUT ('-': standard output)\ninstead of over FILE",
+     NULL, STRING(output)},
+    {"check", 0, NULL, kApply, kSecOutput, "only check that the patch applies; write nothing", NULL,
+     FLAG(check)},
+    {"reverse", 'R', NULL, kApply, kSecOutput, "undo the patch: apply its hunks backwards", NULL,
+     FLAG(reverse)},
     /* directories */
     {"record-key", 0, "PATH", kCompare | kHash, kSecCorpus,
      "records are known by this field (`id`,\n`header.request_id`, several joined by '+'): "
@@ -460,6 +477,7 @@ static const char *const kUsageHead[] = {
         "       pbdiff cat [OPTIONS] FILE          (pbdiff cat --help)\n"
         "       pbdiff hash [OPTIONS] FILE...      (pbdiff hash --help)\n"
         "       pbdiff noise [OPTIONS] RUN1 RUN2   (pbdiff noise --help)\n"
+        "       pbdiff apply [OPTIONS] PATCH FILE  (pbdiff apply --help)\n"
         "Compare two protobuf payloads by meaning, not by bytes.\n",
     [kPbd_Cmd_Cat] =
         "Usage: pbdiff cat [OPTIONS] FILE\n"
@@ -484,6 +502,13 @@ static const char *const kUsageHead[] = {
         "section of `ignore =` lines with their counts, ready for the comparison of\n"
         "version N with N+1 (docs/scale.md). Records pair by --record-key, else by\n"
         "position. Exit status: 0 when the section is written, 2 on trouble.\n",
+    [kPbd_Cmd_Apply] =
+        "Usage: pbdiff apply [OPTIONS] PATCH FILE\n"
+        "Apply a patch written by 'pbdiff --format patch LEFT RIGHT' (docs/patch.md) to\n"
+        "FILE, rewriting it atomically with the canonical bytes of the result. Every\n"
+        "hunk's guard (the value it replaces, the neighbours of an element addressed by\n"
+        "index) must hold, or nothing is written. Exit status: 0 applied, 1 a guard does\n"
+        "not hold (or the patch is already applied), 2 on trouble.\n",
 };
 
 static const char kCompareUsageTail[] =
@@ -522,7 +547,7 @@ static void help_row(pbd_Buf *b, const Option *opt) {
 
 /* The usage text of a command, built once from the table. */
 const char *pbd_Cli_Usage(pbd_Command cmd) {
-  static pbd_Buf texts[4];
+  static pbd_Buf texts[kPbd_Cmd_Count];
   pbd_Buf *b = &texts[cmd];
   if (b->len) return b->data;
   pbd_Buf_AppendStr(b, kUsageHead[cmd]);
@@ -548,7 +573,7 @@ const char *pbd_Cli_Usage(pbd_Command cmd) {
 
 static const char *command_name(pbd_Command cmd) {
   return cmd == kPbd_Cmd_Cat ? "pbdiff cat" : cmd == kPbd_Cmd_Hash ? "pbdiff hash"
-         : cmd == kPbd_Cmd_Noise ? "pbdiff noise" : "pbdiff";
+         : cmd == kPbd_Cmd_Noise ? "pbdiff noise" : cmd == kPbd_Cmd_Apply ? "pbdiff apply" : "pbdiff";
 }
 
 static _Noreturn void die_usage(pbd_Command cmd, const char *fmt, const char *arg) {
@@ -624,6 +649,8 @@ static void check_combinations(pbd_Command cmd, const pbd_CliOptions *o) {
     die_usage(cmd, "%s", "--config and --no-config contradict each other");
   if (o->record_key && (o->explain || o->summary))
     die_usage(cmd, "%s", "--explain and --summary are for single comparisons and -r, not --record-key");
+  if (o->patch && (o->recursive || o->record_key || o->quiet || o->explain || o->report.stat))
+    die_usage(cmd, "%s", "--format patch writes one patch for two files: not with -r, --record-key, -q, --explain or --stat");
   if ((o->summary || o->jobs) && !o->recursive)
     die_usage(cmd, "%s", "--summary and --jobs are for -r (directories)");
 }

@@ -1,0 +1,88 @@
+/* pbdiff — patches: a difference written as guarded, versioned text
+ * (`pbpatch 1`, docs/patch.md) and applied to a canonical tree.
+ *
+ * Writing: a pbd_PatchWriter is the pbd_EditFunc of a walk (diff.h) over two
+ * whole trees; each edit becomes one hunk addressed by its path, with the
+ * value it replaces or removes as its guard (a long one by hash and size)
+ * and, for an element addressed by index, its neighbours as context.  Hunks
+ * apply in order: an index counts the elements as they stand when the hunk
+ * applies, which for a patch of one edit is LEFT's index.
+ *
+ * Applying: pbd_Patch_Apply checks every hunk's guards against the tree as
+ * the hunks before it left it and returns a new tree (copy-on-write, the
+ * input tree unchanged), or refuses the whole patch naming the first hunk
+ * whose guard does not hold.  In reverse, the hunks undo themselves in
+ * reverse order. */
+#ifndef PBD_PATCH_H_
+#define PBD_PATCH_H_
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "pbdiff/canon/values.h"
+#include "pbdiff/core/arena.h"
+#include "pbdiff/core/base.h"
+#include "pbdiff/diff/diff.h"
+#include "pbdiff/schema/schema.h"
+#include "pbdiff/tree/tree.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define PBDIFF_PATCH_VERSION "pbpatch 1"
+
+/* What a patch was written for and a new value is read with.  Parse LEFT
+ * and RIGHT with their `pool` set (for Any payloads). */
+typedef struct {
+  const pbd_MessageDef *type;  /* the root type (patches need a schema) */
+  const pbd_DefPool *pool;
+} pbd_PatchSchema;
+
+typedef struct pbd_PatchWriter pbd_PatchWriter;
+
+/* A writer appending to out; left and right are the whole trees the walk
+ * compares (they give the context of elements addressed by index).  NULL
+ * when out of memory. */
+pbd_PatchWriter *pbd_PatchWriter_New(pbd_Buf *out, const pbd_PatchSchema *schema,
+                                     const pbd_Message *left, const pbd_Message *right);
+/* A pbd_EditFunc (ctx: the writer).  It stops the walk (returns 1) at an
+ * edit a patch cannot carry (a moved element, an unknown field: no schema
+ * names it); pbd_PatchWriter_Error then says why. */
+int pbd_PatchWriter_Edit(void *writer, const pbd_Edit *e);
+/* Why the writer stopped, or NULL. */
+const char *pbd_PatchWriter_Error(const pbd_PatchWriter *w);
+/* The number of hunks written. */
+size_t pbd_PatchWriter_Hunks(const pbd_PatchWriter *w);
+void pbd_PatchWriter_Free(pbd_PatchWriter *w);
+/* The patch's header (`pbpatch 1`, the type): out gets it before the hunks. */
+void pbd_Patch_WriteHeader(pbd_Buf *out, const pbd_PatchSchema *schema);
+
+typedef enum {
+  kPbd_Apply_Applied = 0,      /* every hunk applied: *out is the new tree */
+  kPbd_Apply_Refused,          /* a guard does not hold: nothing applied */
+  kPbd_Apply_AlreadyApplied,   /* refused, and the patch's result is what the
+                                  tree already holds (every hunk's reverse holds) */
+  kPbd_Apply_BadPatch,         /* the patch cannot be read (or is for another type) */
+  kPbd_Apply_OutOfMemory,
+} pbd_ApplyResult;
+
+typedef struct {
+  bool reverse;                /* undo the patch (-R) */
+  const pbd_ReadOptions *read; /* how new values are read (their pool, float bits) */
+} pbd_PatchApplyOptions;
+
+/* Applies patch[0, n) to root (a whole tree of schema->type).  *out is the
+ * new tree (from arena) when Applied.  Otherwise why says, in one line,
+ * which hunk, where and what was found: `hunk 2 (graph.node[3].op_type):
+ * patch expects "Relu", FILE has "Gelu"` (the caller adds the file name).
+ * The patch's lines count from 1. */
+pbd_ApplyResult pbd_Patch_Apply(const char *patch, size_t n, const pbd_Message *root,
+                                const pbd_PatchSchema *schema, const pbd_PatchApplyOptions *o,
+                                pbd_Arena *arena, const pbd_Message **out, char *why,
+                                size_t whyn);
+
+#ifdef __cplusplus
+}
+#endif
+#endif
