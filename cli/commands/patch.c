@@ -63,7 +63,9 @@ int pbd_Cli_PatchPair(const pbd_CliOptions *o, const char *lpath, const char *rp
     goto done;
   }
   if (!read_tree(o, &schema, lpath, &l, e) || !read_tree(o, &schema, rpath, &r, e)) goto done;
-  pbd_PatchSchema ps = {schema.type, schema.pool};
+  pbd_ReadOptions ro = o->compare.read;
+  ro.pool = schema.pool;
+  pbd_PatchSchema ps = {schema.type, schema.pool, &ro};
   pbd_Buf text = {0};
   pbd_Patch_WriteHeader(&text, &ps);
   pbd_PatchWriter *w = pbd_PatchWriter_New(&text, &ps, l.roots[0], r.roots[0]);
@@ -81,7 +83,7 @@ int pbd_Cli_PatchPair(const pbd_CliOptions *o, const char *lpath, const char *rp
   int rc = pbd_Diff_Run(l.roots[0], r.roots[0], &d, pbd_PatchWriter_Edit, w, &n, &s);
   if (rc < 0) {
     pbd_CliError_Set(e, false, "%s", s.msg);
-  } else if (pbd_PatchWriter_Error(w)) {
+  } else if (!pbd_PatchWriter_Finish(w) || pbd_PatchWriter_Error(w)) {
     pbd_CliError_Set(e, false, "cannot write a patch: %s", pbd_PatchWriter_Error(w));
   } else if (text.oom) {
     pbd_CliError_Set(e, false, "out of memory");
@@ -173,7 +175,7 @@ static int apply_to(const pbd_CliOptions *o, const char *patch_path, const char 
   }
   pbd_ReadOptions ro = o->compare.read;
   ro.pool = schema.pool;
-  pbd_PatchSchema ps = {schema.type, schema.pool};
+  pbd_PatchSchema ps = {schema.type, schema.pool, &ro};
   pbd_PatchApplyOptions ao = {.reverse = o->reverse, .read = &ro};
   const pbd_Message *result;
   char why[2048];

@@ -16,27 +16,6 @@
 #include "pbdiff/format/format.h"
 #include "pbdiff/write/write.h"
 
-typedef struct {
-  int line;                   /* of the @@ line */
-  const char *kind;           /* "changed", ... (as written; for messages) */
-  size_t kind_len;
-  const char *path;
-  size_t path_len;
-  int64_t at;                 /* " at N" of a keyed element added, else -1 */
-  const char *before, *after; /* context: ^ and $ lines (NULL: none) */
-  size_t before_len, after_len;
-  const char *old, *new_;     /* - and + lines (NULL: none) */
-  size_t old_len, new_len;
-} Hunk;
-
-typedef struct {
-  const pbd_PatchSchema *schema;
-  const pbd_PatchApplyOptions *o;
-  pbd_Arena *a;
-  char *why;
-  size_t whyn;
-} Ctx;
-
 /* ---- Reading the patch ------------------------------------------------------- */
 
 static bool starts(const char *l, size_t n, const char *p) {
@@ -56,12 +35,12 @@ static int64_t split_at(const char *l, size_t *n) {
   return v;
 }
 
-static pbd_ApplyResult bad(Ctx *c, int line, const char *what) {
+static pbd_ApplyResult bad(pbd_ApplyCtx *c, int line, const char *what) {
   snprintf(c->why, c->whyn, "line %d: %s", line, what);
   return kPbd_Apply_BadPatch;
 }
 
-static pbd_ApplyResult read_patch(Ctx *c, const char *text, size_t n, Hunk **out, size_t *nout) {
+static pbd_ApplyResult read_patch(pbd_ApplyCtx *c, const char *text, size_t n, pbd_Hunk **out, size_t *nout) {
   const char *p = text, *end = text + n;
   int line = 0;
   bool version = false, type = false;
@@ -98,11 +77,11 @@ static pbd_ApplyResult read_patch(Ctx *c, const char *text, size_t n, Hunk **out
     if (starts(l, len, "@@ ")) {
       if (*nout == cap) {
         cap = cap ? 2 * cap : 16;
-        Hunk *h = realloc(*out, cap * sizeof *h);
+        pbd_Hunk *h = realloc(*out, cap * sizeof *h);
         if (!h) return kPbd_Apply_OutOfMemory;
         *out = h;
       }
-      Hunk *h = &(*out)[(*nout)++];
+      pbd_Hunk *h = &(*out)[(*nout)++];
       memset(h, 0, sizeof *h);
       h->line = line;
       const char *k = l + 3, *sp = memchr(k, ' ', len - 3);
@@ -116,7 +95,7 @@ static pbd_ApplyResult read_patch(Ctx *c, const char *text, size_t n, Hunk **out
       continue;
     }
     if (*nout == 0) return bad(c, line, "a line before the first hunk's '@@'");
-    Hunk *h = &(*out)[*nout - 1];
+    pbd_Hunk *h = &(*out)[*nout - 1];
     if (len < 2 || l[1] != ' ') return bad(c, line, "a hunk line is '^ ', '$ ', '- ' or '+ ' and a value");
     const char **slot = l[0] == '^' ? &h->before : l[0] == '$' ? &h->after : l[0] == '-' ? &h->old
                         : l[0] == '+' ? &h->new_ : NULL;
@@ -135,7 +114,7 @@ static pbd_ApplyResult read_patch(Ctx *c, const char *text, size_t n, Hunk **out
 /* ---- Values ------------------------------------------------------------------ */
 
 /* The message `bytes` of type t read as a tree (its bytes copied to the arena). */
-static const pbd_Message *parse_bytes(Ctx *c, const pbd_MessageDef *t, const pbd_Buf *b) {
+static const pbd_Message *parse_bytes(pbd_ApplyCtx *c, const pbd_MessageDef *t, const pbd_Buf *b) {
   uint8_t *copy = pbd_Arena_Malloc(c->a, b->len + 1);
   if (!copy) return NULL;
   if (b->len) memcpy(copy, b->data, b->len);
@@ -150,7 +129,7 @@ static const pbd_Message *parse_bytes(Ctx *c, const pbd_MessageDef *t, const pbd
 
 /* A value of fd from text, as a field of a message of fd's containing type
  * (NULL *field: it reads as the default, which that message leaves out). */
-static bool field_from_text(Ctx *c, const pbd_FieldDef *fd, const char *text, size_t n,
+static bool field_from_text(pbd_ApplyCtx *c, const pbd_FieldDef *fd, const char *text, size_t n,
                             const pbd_Field **field) {
   pbd_Buf b = {0};
   char why[300];
@@ -167,7 +146,7 @@ static bool field_from_text(Ctx *c, const pbd_FieldDef *fd, const char *text, si
 }
 
 /* A map entry `{ key: KEY value: VALUE }` as the one entry of map field fd. */
-static bool entry_from_text(Ctx *c, const pbd_FieldDef *fd, const char *key, size_t kn,
+static bool entry_from_text(pbd_ApplyCtx *c, const pbd_FieldDef *fd, const char *key, size_t kn,
                             const char *value, size_t vn, const pbd_Field **field) {
   pbd_Buf t = {0};
   pbd_Buf_AppendStr(&t, "{ key: ");
@@ -206,7 +185,7 @@ static const pbd_FieldDef *value_field(const pbd_Target *t) {
 
 /* Whether v means what guard says (a value's text, or #xxh3:HEX/SIZE);
  * false with c->why set when the guard cannot be read. */
-static bool guard_holds(Ctx *c, const pbd_FieldDef *fd, const char *g, size_t n, const pbd_Value *v,
+static bool guard_holds(pbd_ApplyCtx *c, const pbd_FieldDef *fd, const char *g, size_t n, const pbd_Value *v,
                         bool *holds) {
   pbd_Buf have = {0};
   pbd_Patch_ValueBytes(&have, v);
@@ -244,7 +223,7 @@ static bool guard_holds(Ctx *c, const pbd_FieldDef *fd, const char *g, size_t n,
   return true;
 }
 
-/* ---- Hunks ------------------------------------------------------------------- */
+/* ---- pbd_Hunks ------------------------------------------------------------------- */
 
 static void found_text(pbd_Buf *b, const pbd_Value *v) {
   if (v->kind == kPbd_Value_None) {
@@ -255,9 +234,9 @@ static void found_text(pbd_Buf *b, const pbd_Value *v) {
   pbd_Format_TextValue(b, v, &o);
 }
 
-static void refuse(Ctx *c, const Hunk *h, size_t i, const char *fmt, ...)
+static void refuse(pbd_ApplyCtx *c, const pbd_Hunk *h, size_t i, const char *fmt, ...)
     __attribute__((format(printf, 4, 5)));
-static void refuse(Ctx *c, const Hunk *h, size_t i, const char *fmt, ...) {
+static void refuse(pbd_ApplyCtx *c, const pbd_Hunk *h, size_t i, const char *fmt, ...) {
   char msg[1024];
   va_list ap;
   va_start(ap, fmt);
@@ -279,7 +258,7 @@ static bool short_text(const char *s, size_t n, char *out, size_t cap) {
 }
 
 /* Checks one context line against the element it names (None: none there). */
-static int check_context(Ctx *c, const Hunk *h, size_t hi, const pbd_Target *t, const char *g, size_t n,
+static int check_context(pbd_ApplyCtx *c, const pbd_Hunk *h, size_t hi, const pbd_Target *t, const char *g, size_t n,
                          const pbd_Value *v, const char *which) {
   char want[256];
   short_text(g, n, want, sizeof want);
@@ -296,8 +275,9 @@ static int check_context(Ctx *c, const Hunk *h, size_t hi, const pbd_Target *t, 
 /* Checks hunk h (its old and new sides as given: swapped for -R) on root and
  * applies it; returns the new root, or NULL: *refused says whether a guard
  * failed (else the hunk could not be read; c->why says why). */
-static const pbd_Message *apply_hunk(Ctx *c, const pbd_Message *root, const Hunk *h, size_t hi,
-                                     const char *old, size_t on, const char *nw, size_t nn, bool *refused) {
+const pbd_Message *pbd_Patch_ApplyHunk(pbd_ApplyCtx *c, const pbd_Message *root, const pbd_Hunk *h,
+                                       size_t hi, const char *old, size_t on, const char *nw,
+                                       size_t nn, bool *refused) {
   *refused = false;
   pbd_Target t;
   char why[512];
@@ -349,7 +329,7 @@ static const pbd_Message *apply_hunk(Ctx *c, const pbd_Message *root, const Hunk
     pbd_Buf_Free(&b);
     return NULL;
   }
-  pbd_PatchOp op = {.remove = nw == NULL, .value = NULL, .at = h->at};
+  pbd_PatchOp op = {.remove = nw == NULL, .value = NULL, .at = h->at, .insert = inserting};
   if (nw) {
     bool ok = t.kind == kPbd_Target_Entry
                   ? entry_from_text(c, t.fd, t.key_text, t.key_len, nw, nn, &op.value)
@@ -369,11 +349,11 @@ static const pbd_Message *apply_hunk(Ctx *c, const pbd_Message *root, const Hunk
 
 /* All hunks in order (reverse: undone in reverse order).  Returns the new
  * root, or NULL with *refused as in apply_hunk. */
-static const pbd_Message *apply_all(Ctx *c, const pbd_Message *root, const Hunk *hs, size_t n,
+static const pbd_Message *apply_all(pbd_ApplyCtx *c, const pbd_Message *root, const pbd_Hunk *hs, size_t n,
                                     bool reverse, bool *refused) {
   for (size_t k = 0; k < n; k++) {
     size_t i = reverse ? n - 1 - k : k;
-    const Hunk *h = &hs[i];
+    const pbd_Hunk *h = &hs[i];
     if (reverse && h->old && !strncmp(h->old, "#xxh3:", 6)) {
       *refused = false;
       snprintf(c->why, c->whyn, "hunk %zu (%.*s, line %d): cannot be undone: the patch gives the old value by its hash only",
@@ -382,7 +362,7 @@ static const pbd_Message *apply_all(Ctx *c, const pbd_Message *root, const Hunk 
     }
     const char *old = reverse ? h->new_ : h->old, *nw = reverse ? h->old : h->new_;
     size_t on = reverse ? h->new_len : h->old_len, nn = reverse ? h->old_len : h->new_len;
-    root = apply_hunk(c, root, h, i, old, on, nw, nn, refused);
+    root = pbd_Patch_ApplyHunk(c, root, h, i, old, on, nw, nn, refused);
     if (!root) return NULL;
   }
   return root;
@@ -392,8 +372,8 @@ pbd_ApplyResult pbd_Patch_Apply(const char *patch, size_t n, const pbd_Message *
                                 const pbd_PatchSchema *schema, const pbd_PatchApplyOptions *o,
                                 pbd_Arena *arena, const pbd_Message **out, char *why,
                                 size_t whyn) {
-  Ctx c = {schema, o, arena, why, whyn};
-  Hunk *hs;
+  pbd_ApplyCtx c = {schema, o, arena, why, whyn};
+  pbd_Hunk *hs;
   size_t nh;
   *out = NULL;
   if (!schema->type) {

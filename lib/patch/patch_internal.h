@@ -15,8 +15,10 @@
 #include "pbdiff/schema/schema.h"
 #include "pbdiff/tree/tree.h"
 
-/* Guards longer than this as text are written as their hash and size. */
-enum { kPbd_PatchGuardText = 200 };
+/* Guards longer than this as text are written as their hash and size: an
+ * old value (which -R needs whole to put back) past 64 KiB, a neighbour
+ * (only ever checked) past 200 bytes. */
+enum { kPbd_PatchOldText = 64 << 10, kPbd_PatchContextText = 200 };
 
 /* ---- patch_text.c ---------------------------------------------------------- */
 
@@ -66,6 +68,7 @@ typedef struct {
                                   holder's type, its first value taken; NULL with
                                   !remove: the field is cleared (a default) */
   int64_t at;                  /* a keyed element added: its place (-1: at the end) */
+  bool insert;                 /* an element by index: inserted there (else replaced) */
 } pbd_PatchOp;
 
 /* A new root with op applied at path (the path must resolve); the old tree
@@ -74,13 +77,43 @@ const pbd_Message *pbd_PatchTree_Edit(const pbd_Message *root, const pbd_Message
                                       const char *path, size_t n, const pbd_PatchOp *op,
                                       pbd_Arena *a, char *why, size_t whyn);
 
+/* ---- patch_apply.c ----------------------------------------------------------- */
+
+typedef struct {
+  int line;                   /* of the @@ line */
+  const char *kind;           /* "changed", ... (as written; for messages) */
+  size_t kind_len;
+  const char *path;
+  size_t path_len;
+  int64_t at;                 /* " at N" of a keyed element added, else -1 */
+  const char *before, *after; /* context: ^ and $ lines (NULL: none) */
+  size_t before_len, after_len;
+  const char *old, *new_;     /* - and + lines (NULL: none) */
+  size_t old_len, new_len;
+} pbd_Hunk;
+
+typedef struct {
+  const pbd_PatchSchema *schema;
+  const pbd_PatchApplyOptions *o;
+  pbd_Arena *a;
+  char *why;
+  size_t whyn;
+} pbd_ApplyCtx;
+
+/* Checks hunk h (number hi, from 0) on root with its old and new sides as
+ * given (swapped for -R) and applies it: the new root, or NULL with c->why;
+ * *refused says whether a guard failed (else the hunk could not be read). */
+const pbd_Message *pbd_Patch_ApplyHunk(pbd_ApplyCtx *c, const pbd_Message *root, const pbd_Hunk *h,
+                                       size_t hi, const char *old, size_t on, const char *nw,
+                                       size_t nn, bool *refused);
+
 /* ---- shared ------------------------------------------------------------------ */
 
 /* The canonical bytes of a value of a field (tag included), for guards:
  * equal for equal meaning.  A None value writes nothing. */
 void pbd_Patch_ValueBytes(pbd_Buf *out, const pbd_Value *v);
 /* A guard as the patch writes it: the value's text, or `#xxh3:HEX/SIZE` of
- * its canonical bytes when the text is long. */
-void pbd_Patch_Guard(pbd_Buf *out, const pbd_Value *v);
+ * its canonical bytes when the text is longer than max_text. */
+void pbd_Patch_Guard(pbd_Buf *out, const pbd_Value *v, size_t max_text);
 
 #endif

@@ -73,7 +73,7 @@ static bool split(Ctx *c, const char *path, size_t n) {
       s->n = (size_t)(e - p - 1);
       s->kind = after_field ? kSeg_Select : memchr(s->s, '/', s->n) ? kSeg_Any : kSeg_Ext;
       p = e + 1;
-      after_field = false; /* (an element's selector is followed by '.') */
+      after_field = s->kind == kSeg_Ext; /* an extension is a field: [N] may follow */
     } else {
       s->s = p;
       while (p < end && *p != '.' && *p != '[') p++;
@@ -299,7 +299,7 @@ static const pbd_Message *edit_selected(Ctx *c, const pbd_Message *m, const pbd_
   } else {
     if (!op->value || op->value->count == 0) return fail(c, "no value to set", NULL), NULL;
     uint32_t i = t->index;
-    bool insert = !t->found;
+    bool insert = t->by_index ? op->insert : !t->found;
     if (t->kind == kPbd_Target_Entry) {
       if (!t->found) i = entry_position(t->field, op->value->v.msgs[0]);
     } else if (insert && !t->by_index) {

@@ -37,19 +37,29 @@ extern "C" {
 typedef struct {
   const pbd_MessageDef *type;  /* the root type (patches need a schema) */
   const pbd_DefPool *pool;
+  const pbd_ReadOptions *read; /* how the trees were read (values are read alike) */
 } pbd_PatchSchema;
 
 typedef struct pbd_PatchWriter pbd_PatchWriter;
 
 /* A writer appending to out; left and right are the whole trees the walk
- * compares (they give the context of elements addressed by index).  NULL
- * when out of memory. */
+ * compares.  It keeps the edits until pbd_PatchWriter_Finish, which writes
+ * the hunks: those of one repeated field addressed by index in three
+ * passes (changes inside its elements in LEFT's order, then removals from
+ * the last, then insertions from the first), so that the patch does not
+ * depend on the order the walk reports them in, and a moved element is a
+ * removal and an insertion.  Each hunk is applied to a copy of LEFT as it
+ * is written (its context and old values are read there, and a hunk that
+ * would not apply is an error, not a patch).  NULL when out of memory. */
 pbd_PatchWriter *pbd_PatchWriter_New(pbd_Buf *out, const pbd_PatchSchema *schema,
                                      const pbd_Message *left, const pbd_Message *right);
 /* A pbd_EditFunc (ctx: the writer).  It stops the walk (returns 1) at an
- * edit a patch cannot carry (a moved element, an unknown field: no schema
- * names it); pbd_PatchWriter_Error then says why. */
+ * edit a patch cannot carry (an unknown field: no schema names it);
+ * pbd_PatchWriter_Error then says why. */
 int pbd_PatchWriter_Edit(void *writer, const pbd_Edit *e);
+/* Writes the hunks; false (pbd_PatchWriter_Error says why) when one cannot
+ * be written. */
+bool pbd_PatchWriter_Finish(pbd_PatchWriter *w);
 /* Why the writer stopped, or NULL. */
 const char *pbd_PatchWriter_Error(const pbd_PatchWriter *w);
 /* The number of hunks written. */
