@@ -258,12 +258,12 @@ static bool short_text(const char *s, size_t n, char *out, size_t cap) {
 }
 
 /* Checks one context line against the element it names (None: none there). */
-static int check_context(pbd_ApplyCtx *c, const pbd_Hunk *h, size_t hi, const pbd_Target *t, const char *g, size_t n,
-                         const pbd_Value *v, const char *which) {
+static int check_context(pbd_ApplyCtx *c, const pbd_Hunk *h, size_t hi, const pbd_FieldDef *fd,
+                         const char *g, size_t n, const pbd_Value *v, const char *which) {
   char want[256];
   short_text(g, n, want, sizeof want);
   bool none = n == 5 && !memcmp(g, "#none", 5), holds = none && v->kind == kPbd_Value_None;
-  if (!none && !guard_holds(c, t->fd, g, n, v, &holds)) return -1;
+  if (!none && !guard_holds(c, fd, g, n, v, &holds)) return -1;
   if (holds) return 0;
   pbd_Buf b = {0};
   refuse(c, h, hi, "the element %s is not what the patch expects (%s): FILE has %s", which,
@@ -289,16 +289,27 @@ const pbd_Message *pbd_Patch_ApplyHunk(pbd_ApplyCtx *c, const pbd_Message *root,
   }
   pbd_Value have = pbd_Target_Value(&t);
   bool inserting = t.kind == kPbd_Target_Element && t.by_index && !old;
-  if (t.kind == kPbd_Target_Element && t.by_index && (h->before || h->after)) {
-    uint32_t count = t.field ? t.field->count : 0;
+  if ((h->before || h->after) && !t.has_context) {
+    *refused = true;
+    refuse(c, h, hi, "the patch has context lines for an element addressed by index, and the path has none");
+    return NULL;
+  }
+  if (t.has_context && (h->before || h->after)) {
+    const pbd_Field *cf = t.context_field;
+    uint32_t i = t.context_index, count = cf ? cf->count : 0;
     pbd_Value before, after;
     memset(&before, 0, sizeof before);
     memset(&after, 0, sizeof after);
-    if (t.index > 0 && t.index - 1 < count) before = pbd_Field_Value(t.field, t.index - 1);
-    uint32_t next = inserting ? t.index : t.index + 1;
-    if (next < count) after = pbd_Field_Value(t.field, next);
-    int r = h->before ? check_context(c, h, hi, &t, h->before, h->before_len, &before, "before it") : 0;
-    if (r == 0 && h->after) r = check_context(c, h, hi, &t, h->after, h->after_len, &after, "after it");
+    if (i > 0 && i - 1 < count) before = pbd_Field_Value(cf, i - 1);
+    uint32_t next = inserting && t.context_is_target ? i : i + 1;
+    if (next < count) after = pbd_Field_Value(cf, next);
+    const pbd_FieldDef *cfd = cf && cf->def ? cf->def : t.fd;
+    char what_b[300], what_a[300];
+    int pl = (int)(t.context_path_len < 200 ? t.context_path_len : 200);
+    snprintf(what_b, sizeof what_b, t.context_is_target ? "before it" : "before %.*s", pl, h->path);
+    snprintf(what_a, sizeof what_a, t.context_is_target ? "after it" : "after %.*s", pl, h->path);
+    int r = h->before ? check_context(c, h, hi, cfd, h->before, h->before_len, &before, what_b) : 0;
+    if (r == 0 && h->after) r = check_context(c, h, hi, cfd, h->after, h->after_len, &after, what_a);
     if (r) {
       *refused = r > 0;
       return NULL;

@@ -50,6 +50,13 @@ typedef struct {
   bool by_index;               /* Element addressed by [N] */
   const char *key_text;        /* Entry: the key as the path writes it */
   size_t key_len;
+  /* The deepest element on the path addressed by index (the target itself,
+   * or one above it): its field and index, for the context lines. */
+  bool has_context;
+  const pbd_Field *context_field;
+  uint32_t context_index;
+  bool context_is_target;
+  size_t context_path_len;     /* the path's text up to that element's ']' */
 } pbd_Target;
 
 /* The value at a target (None when not found); for an entry, its value part. */

@@ -32,6 +32,12 @@ typedef struct {
   size_t nsegs;
   const pbd_PatchOp *op;   /* NULL: only resolve */
   pbd_Target *target;
+  bool has_context;          /* the deepest element by index so far */
+  const pbd_Field *context_field;
+  uint32_t context_index;
+  bool context_is_target;
+  size_t context_path_len;
+  const char *path;
   pbd_Arena *a;
   char *why;
   size_t whyn;
@@ -357,6 +363,13 @@ static const pbd_Message *step(Ctx *c, const pbd_Message *m, const pbd_MessageDe
   t->field = f;
   if (k + 1 < c->nsegs && c->segs[k + 1].kind == kSeg_Select) {
     if (!select(c, fd, f, &c->segs[k + 1], t)) return NULL;
+    if (t->kind == kPbd_Target_Element && t->by_index) {
+      c->has_context = true;
+      c->context_field = f;
+      c->context_index = t->index;
+      c->context_is_target = k + 2 == c->nsegs;
+      c->context_path_len = (size_t)(c->segs[k + 1].s + c->segs[k + 1].n + 1 - c->path);
+    }
     if (k + 2 == c->nsegs) return c->op ? edit_selected(c, m, def, t, at) : m;
     if (!t->found) return fail(c, "no such element or entry", &c->segs[k + 1]), NULL;
     /* into the element, or the entry's value */
@@ -413,13 +426,19 @@ static const pbd_Message *step(Ctx *c, const pbd_Message *m, const pbd_MessageDe
 bool pbd_PatchTree_Resolve(const pbd_Message *root, const pbd_MessageDef *type, const char *path,
                            size_t n, pbd_Target *t, char *why, size_t whyn) {
   Ctx c;
+  memset(&c, 0, sizeof c);
   c.op = NULL;
+  c.path = path;
   c.target = t;
-  c.a = NULL;
   c.why = why;
   c.whyn = whyn;
-  if (!split(&c, path, n)) return false;
-  return step(&c, root, type, 0) != NULL;
+  if (!split(&c, path, n) || !step(&c, root, type, 0)) return false;
+  t->has_context = c.has_context;
+  t->context_field = c.context_field;
+  t->context_index = c.context_index;
+  t->context_is_target = c.context_is_target;
+  t->context_path_len = c.context_path_len;
+  return true;
 }
 
 const pbd_Message *pbd_PatchTree_Edit(const pbd_Message *root, const pbd_MessageDef *type,
@@ -427,6 +446,7 @@ const pbd_Message *pbd_PatchTree_Edit(const pbd_Message *root, const pbd_Message
                                       pbd_Arena *a, char *why, size_t whyn) {
   Ctx c;
   pbd_Target t;
+  memset(&c, 0, sizeof c);
   c.op = op;
   c.target = &t;
   c.a = a;

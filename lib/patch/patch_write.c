@@ -210,12 +210,14 @@ static bool write_hunk(pbd_PatchWriter *w, const char *kind, const pbd_PathSeg *
   pbd_Buf_Printf(&t, "@@ %s %s", kind, ptext);
   if (at >= 0) pbd_Buf_Printf(&t, " at %" PRId64, at);
   pbd_Buf_AppendChar(&t, '\n');
-  if (tg.kind == kPbd_Target_Element && tg.by_index) {
-    uint32_t count = tg.field ? tg.field->count : 0, next = insert ? tg.index : tg.index + 1;
+  if (tg.has_context) {
+    const pbd_Field *cf = tg.context_field;
+    uint32_t i = tg.context_index, count = cf ? cf->count : 0;
+    uint32_t next = insert && tg.context_is_target ? i : i + 1;
     pbd_Value none;
     memset(&none, 0, sizeof none);
-    pbd_Value before = tg.index > 0 && tg.index - 1 < count ? pbd_Field_Value(tg.field, tg.index - 1) : none;
-    pbd_Value after = next < count ? pbd_Field_Value(tg.field, next) : none;
+    pbd_Value before = i > 0 && i - 1 < count ? pbd_Field_Value(cf, i - 1) : none;
+    pbd_Value after = next < count ? pbd_Field_Value(cf, next) : none;
     context_line(&t, '^', &before);
     context_line(&t, '$', &after);
   }

@@ -4,7 +4,8 @@
 # changed.  For every case pbdiff must say the two encodings are equal, give
 # them the same fingerprints (pbh1 and pbs1), the same `cat` and the same
 # `cat --format binary` (which libprotobuf parses to the message), and report
-# exactly one difference, at exactly the changed value's path, for the third.
+# exactly one difference, at exactly the changed value's path, for the third;
+# and a patch (--format patch) between two cases must apply and undo (-R).
 #
 #   tests/property/run.sh PBDIFF PROPERTY WORKDIR [COUNT]
 set -eu
@@ -44,6 +45,22 @@ for spec in prop.Node:1 sem3.M:2; do
     (cd "$d" && "$P" -q "A/$name" canon.A.bin) || { echo "property: $type: canonical bytes of $name mean something else"; fail=1; }
     "$G" --same "$W/prop.desc" "$type" "$d/A/$name" "$d/canon.A" "$d/canon.B" || fail=1
   done < "$d.expected"
+  # 3c. patches, for every fifth case: from A to C (one change) and from A to
+  # the previous fifth case's A (many): applied to A they give C (or that
+  # A), and undone with -R they give A back
+  prev=
+  while IFS="$(printf '\t')" read -r name path; do
+    case ${name%.bin} in *[05]) ;; *) continue ;; esac
+    for other in "C/$name" ${prev:+"A/$prev"}; do
+      if ! (cd "$d" && { "$P" --format patch "A/$name" "$other" > change.pbpatch || [ $? -eq 1 ]; } &&
+            cp "A/$name" patched.bin && "$P" apply change.pbpatch patched.bin &&
+            "$P" -q patched.bin "$other" && "$P" apply -R change.pbpatch patched.bin &&
+            "$P" -q patched.bin "A/$name"); then
+        echo "property: $type: the patch from A/$name to $other does not round-trip"; fail=1
+      fi
+    done
+    prev=$name
+  done < "$d.expected"
   # 4. one change: one edit, at its path
   (cd "$d" && "$P" -r --format paths A C > paths.out) || [ $? -eq 1 ]
   python3 - "$d.expected" "$d/paths.out" "$type" <<'PY' || fail=1
@@ -58,6 +75,6 @@ for b in bad[:20]:
     print(f"property: {sys.argv[3]}: " + b)
 sys.exit(1 if bad else 0)
 PY
-  echo "property: $type: $cases cases: equal encodings, same fingerprints and cat, one edit at the changed path"
+  echo "property: $type: $cases cases: equal encodings, same fingerprints, cat and canonical bytes, one edit at the changed path, patches that apply and undo"
 done
 exit $fail
