@@ -90,6 +90,9 @@ typedef struct {
   const char *output;                      /* apply -o OUT */
   bool check;                              /* apply --check: write nothing */
   bool reverse;                            /* apply -R */
+  const char *merge_path;                  /* merge --path NAME (git's %P) */
+  const char *conflicts_file;              /* merge --conflicts FILE */
+  int favor;                               /* merge --favor: a pbd_MergeFavor */
   bool sha256;                             /* hash --sha256: pbs1 */
   bool no_pager;                           /* --no-pager */
   long long max_input;                     /* --max-input-bytes; 0: 2 GiB */
@@ -105,7 +108,7 @@ typedef struct {
 
 /* Which command the options are parsed for (each accepts a subset). */
 typedef enum { kPbd_Cmd_Compare, kPbd_Cmd_Cat, kPbd_Cmd_Hash, kPbd_Cmd_Noise, kPbd_Cmd_Apply,
-               kPbd_Cmd_Count } pbd_Command;
+               kPbd_Cmd_Merge, kPbd_Cmd_Count } pbd_Command;
 
 /* Parses options; exits with status 2 and a usage message on a bad one,
  * and with 0 after --help/--version.  Returns the index of the first
@@ -244,6 +247,11 @@ int pbd_Cli_PatchPair(const pbd_CliOptions *o, const char *lpath, const char *rp
                       pbd_CliError *e);
 /* pbdiff apply [OPTIONS] PATCH FILE (cli/commands/patch.c); argv[0] is "apply". */
 int pbd_Cli_Apply(int argc, char **argv);
+/* pbdiff merge [OPTIONS] BASE OURS THEIRS (cli/commands/merge.c); argv[0] is "merge". */
+int pbd_Cli_Merge(int argc, char **argv);
+/* Writes data to path through a temporary file beside it, renamed over it
+ * (path's mode kept); false with the error in e (cli/commands/patch.c). */
+bool pbd_Cli_WriteAtomic(const char *path, const char *data, size_t n, pbd_CliError *e);
 /* pbdiff cat [OPTIONS] FILE (cli/commands/cat.c); argv[0] is "cat". */
 int pbd_Cli_Cat(int argc, char **argv);
 /* pbdiff hash [OPTIONS] FILE... (cli/commands/hash.c); argv[0] is "hash". */

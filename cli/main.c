@@ -177,6 +177,7 @@ int main(int argc, char **argv) {
   else if (argc > 1 && !strcmp(argv[1], "hash")) status = pbd_Cli_Hash(argc - 1, argv + 1);
   else if (argc > 1 && !strcmp(argv[1], "noise")) status = noise_command(argc - 1, argv + 1);
   else if (argc > 1 && !strcmp(argv[1], "apply")) status = pbd_Cli_Apply(argc - 1, argv + 1);
+  else if (argc > 1 && !strcmp(argv[1], "merge")) status = pbd_Cli_Merge(argc - 1, argv + 1);
   else status = compare_command(argc, argv);
   pbd_Cli_ClearSchemaCache();
   if (fflush(stdout) != 0 && status != kExitTrouble) {

@@ -24,7 +24,7 @@ typedef bool Setter(pbd_CliOptions *o, const Option *opt, const char *arg, char 
 /* pbdiff noise compares as pbdiff does: it takes every comparison option. */
 enum { kNoise = 1 << kPbd_Cmd_Noise, kCompare = 1 << kPbd_Cmd_Compare | kNoise,
        kCat = 1 << kPbd_Cmd_Cat, kHash = 1 << kPbd_Cmd_Hash, kApply = 1 << kPbd_Cmd_Apply,
-       kAll = kCompare | kCat | kHash | kApply };
+       kMerge = 1 << kPbd_Cmd_Merge, kAll = kCompare | kCat | kHash | kApply | kMerge };
 
 typedef enum { kSecSchema, kSecInputs, kSecComparison, kSecMatching, kSecOutput, kSecCorpus,
                kSecDirs, kSecOther, kSecCount } Section;
@@ -239,6 +239,16 @@ static bool set_plain_format(pbd_CliOptions *o, const Option *opt, const char *a
   return false;
 }
 
+static bool set_favor(pbd_CliOptions *o, const Option *opt, const char *arg, char *why, size_t n) {
+  (void)opt;
+  if (!strcmp(arg, "ours") || !strcmp(arg, "theirs")) {
+    o->favor = arg[0] == 'o' ? 1 : 2; /* kPbd_Favor_Ours, kPbd_Favor_Theirs */
+    return true;
+  }
+  snprintf(why, n, "--favor wants ours or theirs, not '%s'", arg);
+  return false;
+}
+
 /* The report formats' help, and the patch. */
 static const char *format_help(void) {
   static pbd_Buf help;
@@ -421,12 +431,22 @@ static const Option kOptions[] = {
      "when the inputs are equal but their bytes differ, list the\nencoding differences (field "
      "order, packed, varints, ...)",
      NULL, FLAG(explain)},
-    {"output", 'o', "OUT", kApply, kSecOutput, "write the result to OUT ('-': standard output)\ninstead of over FILE",
+    {"output", 'o', "OUT", kApply | kMerge, kSecOutput,
+     "write the result to OUT ('-': standard output)\ninstead of over FILE (merge: over OURS)",
      NULL, STRING(output)},
     {"check", 0, NULL, kApply, kSecOutput, "only check that the patch applies; write nothing", NULL,
      FLAG(check)},
     {"reverse", 'R', NULL, kApply, kSecOutput, "undo the patch: apply its hunks backwards", NULL,
      FLAG(reverse)},
+    {"path", 0, "NAME", kMerge, kSecOutput,
+     "the file's name in the repository (git's %P): its .pbdiff\nsection, its encoding, messages",
+     NULL, STRING(merge_path)},
+    {"conflicts", 0, "FILE", kMerge, kSecOutput,
+     "write the conflicts as a patch that takes THEIRS' side\n(pbdiff apply FILE OURS)",
+     NULL, STRING(conflicts_file)},
+    {"favor", 0, "SIDE", kMerge, kSecOutput,
+     "resolve conflicts with ours or theirs (default: none;\nOURS' value stays and the merge exits 1)",
+     NULL, .set = set_favor},
     /* directories */
     {"record-key", 0, "PATH", kCompare | kHash, kSecCorpus,
      "records are known by this field (`id`,\n`header.request_id`, several joined by '+'): "
@@ -478,6 +498,7 @@ static const char *const kUsageHead[] = {
         "       pbdiff hash [OPTIONS] FILE...      (pbdiff hash --help)\n"
         "       pbdiff noise [OPTIONS] RUN1 RUN2   (pbdiff noise --help)\n"
         "       pbdiff apply [OPTIONS] PATCH FILE  (pbdiff apply --help)\n"
+        "       pbdiff merge [OPTIONS] BASE OURS THEIRS  (pbdiff merge --help)\n"
         "Compare two protobuf payloads by meaning, not by bytes.\n",
     [kPbd_Cmd_Cat] =
         "Usage: pbdiff cat [OPTIONS] FILE\n"
@@ -509,6 +530,16 @@ static const char *const kUsageHead[] = {
         "hunk's guard (the value it replaces, the neighbours of an element addressed by\n"
         "index) must hold, or nothing is written. Exit status: 0 applied, 1 a guard does\n"
         "not hold (or the patch is already applied), 2 on trouble.\n",
+    [kPbd_Cmd_Merge] =
+        "Usage: pbdiff merge [OPTIONS] BASE OURS THEIRS\n"
+        "Merge THEIRS' changes since BASE into OURS by meaning and write the result over\n"
+        "OURS, always a valid message; as git's merge driver (docs/git.md):\n"
+        "  [merge \"pbdiff\"] driver = pbdiff merge --path %P %O %A %B\n"
+        "A change on one side is taken, the same change on both once; maps and keyed\n"
+        "elements merge per key, other repeated fields by their neighbours. At a\n"
+        "conflict OURS' value stays and a line on standard error names its path and the\n"
+        "three values. Exit status: 0 merged, 1 conflicts (or not protobuf: OURS kept),\n"
+        "2 on trouble.\n",
 };
 
 static const char kCompareUsageTail[] =
@@ -573,7 +604,8 @@ const char *pbd_Cli_Usage(pbd_Command cmd) {
 
 static const char *command_name(pbd_Command cmd) {
   return cmd == kPbd_Cmd_Cat ? "pbdiff cat" : cmd == kPbd_Cmd_Hash ? "pbdiff hash"
-         : cmd == kPbd_Cmd_Noise ? "pbdiff noise" : cmd == kPbd_Cmd_Apply ? "pbdiff apply" : "pbdiff";
+         : cmd == kPbd_Cmd_Noise ? "pbdiff noise" : cmd == kPbd_Cmd_Apply ? "pbdiff apply"
+         : cmd == kPbd_Cmd_Merge ? "pbdiff merge" : "pbdiff";
 }
 
 static _Noreturn void die_usage(pbd_Command cmd, const char *fmt, const char *arg) {

@@ -105,7 +105,7 @@ done:
 
 /* Writes bytes to path atomically: a temporary file next to it (same file
  * system, so rename is atomic), fsync'd, given path's mode, renamed over it. */
-static bool write_atomic(const char *path, const char *data, size_t n, pbd_CliError *e) {
+bool pbd_Cli_WriteAtomic(const char *path, const char *data, size_t n, pbd_CliError *e) {
   size_t len = strlen(path);
   char *tmp = malloc(len + 16);
   if (!tmp) {
@@ -242,7 +242,7 @@ int pbd_Cli_Apply(int argc, char **argv) {
     const char *target = eff.output ? eff.output : file;
     bool ok = !strcmp(target, "-")
                   ? fwrite(out.data, 1, out.len, stdout) == out.len && fflush(stdout) == 0
-                  : write_atomic(target, out.data ? out.data : "", out.len, &error);
+                  : pbd_Cli_WriteAtomic(target, out.data ? out.data : "", out.len, &error);
     if (!ok && !error.msg[0]) pbd_CliError_Set(&error, false, "cannot write to standard output");
     if (!ok) status = kExitTrouble;
   }

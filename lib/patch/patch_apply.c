@@ -40,7 +40,8 @@ static pbd_ApplyResult bad(pbd_ApplyCtx *c, int line, const char *what) {
   return kPbd_Apply_BadPatch;
 }
 
-static pbd_ApplyResult read_patch(pbd_ApplyCtx *c, const char *text, size_t n, pbd_Hunk **out, size_t *nout) {
+pbd_ApplyResult pbd_Patch_Read(pbd_ApplyCtx *c, const char *text, size_t n, pbd_Hunk **out,
+                               size_t *nout) {
   const char *p = text, *end = text + n;
   int line = 0;
   bool version = false, type = false;
@@ -289,12 +290,12 @@ const pbd_Message *pbd_Patch_ApplyHunk(pbd_ApplyCtx *c, const pbd_Message *root,
   }
   pbd_Value have = pbd_Target_Value(&t);
   bool inserting = t.kind == kPbd_Target_Element && t.by_index && !old;
-  if ((h->before || h->after) && !t.has_context) {
+  if ((h->before || h->after) && !t.has_context && !c->unguarded) {
     *refused = true;
     refuse(c, h, hi, "the patch has context lines for an element addressed by index, and the path has none");
     return NULL;
   }
-  if (t.has_context && (h->before || h->after)) {
+  if (t.has_context && (h->before || h->after) && !c->unguarded) {
     const pbd_Field *cf = t.context_field;
     uint32_t i = t.context_index, count = cf ? cf->count : 0;
     pbd_Value before, after;
@@ -321,7 +322,9 @@ const pbd_Message *pbd_Patch_ApplyHunk(pbd_ApplyCtx *c, const pbd_Message *root,
     }
   }
   const pbd_FieldDef *vfd = value_field(&t);
-  if (old) {
+  if (c->unguarded) {
+    /* no guard: only the place must be there */
+  } else if (old) {
     bool holds;
     if (!guard_holds(c, vfd, old, on, &have, &holds)) return NULL;
     if (!holds) {
@@ -383,7 +386,7 @@ pbd_ApplyResult pbd_Patch_Apply(const char *patch, size_t n, const pbd_Message *
                                 const pbd_PatchSchema *schema, const pbd_PatchApplyOptions *o,
                                 pbd_Arena *arena, const pbd_Message **out, char *why,
                                 size_t whyn) {
-  pbd_ApplyCtx c = {schema, o, arena, why, whyn};
+  pbd_ApplyCtx c = {schema, o, arena, why, whyn, false};
   pbd_Hunk *hs;
   size_t nh;
   *out = NULL;
@@ -391,7 +394,7 @@ pbd_ApplyResult pbd_Patch_Apply(const char *patch, size_t n, const pbd_Message *
     snprintf(why, whyn, "a patch needs a schema (--schema or --proto, and --type)");
     return kPbd_Apply_BadPatch;
   }
-  pbd_ApplyResult r = read_patch(&c, patch, n, &hs, &nh);
+  pbd_ApplyResult r = pbd_Patch_Read(&c, patch, n, &hs, &nh);
   if (r != kPbd_Apply_Applied) {
     free(hs);
     return r;

@@ -105,7 +105,13 @@ typedef struct {
   pbd_Arena *a;
   char *why;
   size_t whyn;
+  bool unguarded;             /* apply without checking guards (merge --favor theirs) */
 } pbd_ApplyCtx;
+
+/* Reads a patch's hunks (malloc'd array into *out, free it; its pointers
+ * point into text).  Applied, or BadPatch / OutOfMemory with c->why. */
+pbd_ApplyResult pbd_Patch_Read(pbd_ApplyCtx *c, const char *text, size_t n, pbd_Hunk **out,
+                               size_t *nout);
 
 /* Checks hunk h (number hi, from 0) on root with its old and new sides as
  * given (swapped for -R) and applies it: the new root, or NULL with c->why;

@@ -250,7 +250,7 @@ static bool write_hunk(pbd_PatchWriter *w, const char *kind, const pbd_PathSeg *
   h.new_ = hunk_line(&t, '+', &h.new_len);
   char awhy[800];
   pbd_PatchApplyOptions ao = {.reverse = false, .read = &w->read};
-  pbd_ApplyCtx c = {&w->schema, &ao, w->arena, awhy, sizeof awhy};
+  pbd_ApplyCtx c = {&w->schema, &ao, w->arena, awhy, sizeof awhy, false};
   bool refused;
   const pbd_Message *next = pbd_Patch_ApplyHunk(&c, w->cur, &h, w->hunks, h.old, h.old_len, h.new_,
                                                 h.new_len, &refused);

@@ -92,6 +92,40 @@ pbd_ApplyResult pbd_Patch_Apply(const char *patch, size_t n, const pbd_Message *
                                 pbd_Arena *arena, const pbd_Message **out, char *why,
                                 size_t whyn);
 
+/* ---- Three-way merge ----------------------------------------------------------
+ *
+ * pbd_Patch_Merge takes THEIRS' changes since BASE into OURS: THEIRS' patch
+ * (BASE -> THEIRS, as pbd_PatchWriter writes it) applied to OURS hunk by
+ * hunk.  A hunk whose guards hold in OURS is taken; one that OURS' own patch
+ * (BASE -> OURS) also has is the same change, taken once; an element
+ * addressed by index whose guards hold at exactly one other index (OURS
+ * inserted or removed elements before it) is taken there; a value OURS
+ * already holds is taken once; anything else is a conflict, and OURS' value
+ * stays (or, favouring THEIRS, THEIRS' value is set without guards).  Maps
+ * and keyed elements merge per key (their paths are keys), other repeated
+ * fields by their neighbours. */
+typedef enum { kPbd_Favor_None = 0, kPbd_Favor_Ours, kPbd_Favor_Theirs } pbd_MergeFavor;
+
+typedef struct {
+  pbd_MergeFavor favor;
+  const pbd_DiffOptions *diff; /* matching rules (--key), as for the patches; may be NULL */
+} pbd_MergeOptions;
+
+typedef struct {
+  const pbd_Message *merged;   /* the result (from the arena) */
+  size_t conflicts;            /* conflicts left (0 when favoured) */
+  size_t favoured;             /* conflicts resolved by favor */
+  pbd_Buf report;              /* one line per conflict: `PATH: base B, ours O, theirs T` */
+  pbd_Buf patch;               /* the conflicts as a patch that takes THEIRS' side on
+                                  the merged tree (pbpatch 1) */
+} pbd_MergeResult;
+
+/* Merges; false with why only on trouble (out of memory, a patch that
+ * cannot be written).  Free result->report and ->patch with pbd_Buf_Free. */
+bool pbd_Patch_Merge(const pbd_Message *base, const pbd_Message *ours, const pbd_Message *theirs,
+                     const pbd_PatchSchema *schema, const pbd_MergeOptions *o, pbd_Arena *arena,
+                     pbd_MergeResult *result, char *why, size_t whyn);
+
 #ifdef __cplusplus
 }
 #endif
