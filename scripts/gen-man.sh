@@ -46,6 +46,9 @@ pbdiff \\- semantic diff and equality check for protobuf payloads
 .br
 .B pbdiff apply
 [\\fIOPTIONS\\fR] \\fIPATCH FILE\\fR
+.br
+.B pbdiff merge
+[\\fIOPTIONS\\fR] \\fIBASE OURS THEIRS\\fR
 .SH DESCRIPTION
 HEAD
 body ""
@@ -57,6 +60,8 @@ echo ".SH NOISE"
 body noise
 echo ".SH APPLY"
 body apply
+echo ".SH MERGE"
+body merge
 cat <<TAIL
 .SH FILES
 .TP
