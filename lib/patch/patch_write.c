@@ -386,10 +386,10 @@ static bool emit(pbd_PatchWriter *w, Ed **list, size_t n, size_t from) {
       /* setting one member of a oneof clears the others: a removal of
        * another member goes first, so that -R can put it back */
       const pbd_FieldDef *fd = d->nsegs ? d->segs[d->nsegs - 1].field : NULL;
-      for (size_t k = i + 1; ok && fd && fd->oneof && d->kind != kPbd_Edit_Removed && k < n; k++) {
-        Ed *e = list[k];
+      for (size_t k = i + 1; ok && fd && fd->oneof && d->right.kind != kPbd_Value_None && k < n; k++) {
+        Ed *e = list[k]; /* one that leaves nothing: removed, or a presence unset */
         const pbd_FieldDef *ef = e->nsegs ? e->segs[e->nsegs - 1].field : NULL;
-        if (!e->done && e->kind == kPbd_Edit_Removed && ef && ef->oneof == fd->oneof &&
+        if (!e->done && e->right.kind == kPbd_Value_None && ef && ef->oneof == fd->oneof &&
             e->nsegs == d->nsegs && first_index(e, from) == e->nsegs && same_prefix(d, e, d->nsegs - 1))
           ok = emit_plain(w, e);
       }

@@ -134,6 +134,8 @@ START_TEST(edit_kinds) {
   round_trip(S3, "8a 01 06 08 03 12 02 08 07", "8a 01 06 08 03 12 02 08 08", "@@ changed mi[3].a\n- 7\n+ 8\n");
   /* a oneof member for another */
   round_trip(S3, "98 01 05", "a2 01 01 78", "@@ removed c1\n- 5\n@@ added c2\n+ \"x\"\n");
+  /* a set empty member unset for another: the unset goes first, so -R restores it */
+  round_trip(S3, "aa 01 00", "a2 01 01 61", "@@ presence c3\n- { }\n@@ added c2\n+ \"a\"\n");
   /* nested messages, strings with escapes, bytes, floats, enums */
   round_trip(S3, "6a 02 08 01", "6a 07 08 01 12 03 0a 22 5c", "@@ changed inner.s\n+ \"\\n\\\"\\\\\"\n");
   round_trip(S3, "5a 02 00 ff 45 00 00 c0 7f 60 01", "5a 01 41 45 00 00 80 7f 60 02", "+ GREEN\n");
