@@ -9,7 +9,9 @@
  * --path or OURS' name).  At a conflict OURS' value stays; each conflict is
  * one line on standard error with its path and the three values;
  * --conflicts FILE writes them as a patch that takes THEIRS' side, and
- * --favor ours|theirs resolves them.  Exit status as git expects of a
+ * --favor ours|theirs resolves them.  A text-format file with conflicts
+ * gets git's markers around the lines where the two sides differ
+ * (`<<<<<<< ours`, `=======`, `>>>>>>> theirs`).  Exit status as git expects of a
  * driver: 0 merged, 1 conflicts (or a file that is not protobuf: OURS kept,
  * one line says why, as git keeps a binary file), 2 trouble. */
 #include <errno.h>
@@ -85,6 +87,98 @@ static bool encode(const pbd_CliOptions *o, const char *name, const pbd_Message 
   return !out->oom;
 }
 
+/* ---- Conflict markers in a text-format file ------------------------------- */
+
+enum { kMaxResync = 4096 };
+
+typedef struct {
+  const char **at;  /* line starts */
+  size_t *len;      /* line lengths, the newline included */
+  size_t n;
+} Lines;
+
+static bool split_lines(const pbd_Buf *b, Lines *l) {
+  size_t n = 0;
+  for (size_t i = 0; i < b->len; i++) n += b->data[i] == '\n';
+  l->at = malloc(sizeof *l->at * (n + 1));
+  l->len = malloc(sizeof *l->len * (n + 1));
+  l->n = 0;
+  if (!l->at || !l->len) return false;
+  for (size_t i = 0; i < b->len;) {
+    const char *nl = memchr(b->data + i, '\n', b->len - i);
+    size_t k = nl ? (size_t)(nl - (b->data + i)) + 1 : b->len - i;
+    l->at[l->n] = b->data + i;
+    l->len[l->n++] = k;
+    i += k;
+  }
+  return true;
+}
+
+static bool same_line(const Lines *a, size_t i, const Lines *b, size_t j) {
+  return a->len[i] == b->len[j] && !memcmp(a->at[i], b->at[j], a->len[i]);
+}
+
+/* OURS' text with git's markers around each run of lines where THEIRS'
+ * differs.  Both are the canonical text of the merge (THEIRS' with its side
+ * of each conflict taken), so they differ only at the conflicts: after a
+ * difference, the nearest pair of equal lines (fewest lines skipped) on
+ * both sides is where they agree again. */
+static bool write_markers(const pbd_Buf *ours, const pbd_Buf *theirs, pbd_Buf *out) {
+  Lines a = {0}, b = {0};
+  bool ok = split_lines(ours, &a) && split_lines(theirs, &b);
+  size_t i = 0, j = 0;
+  while (ok && (i < a.n || j < b.n)) {
+    if (i < a.n && j < b.n && same_line(&a, i, &b, j)) {
+      pbd_Buf_Append(out, a.at[i], a.len[i]);
+      i++, j++;
+      continue;
+    }
+    size_t di = a.n - i, dj = b.n - j; /* no resync: the rest of both */
+    /* (a bound on the search: past it, the rest is one conflict) */
+    for (size_t d = 1; d <= (a.n - i) + (b.n - j) && d <= kMaxResync && di + dj > d; d++) {
+      for (size_t x = 0; x <= d; x++) {
+        size_t y = d - x;
+        if (i + x < a.n && j + y < b.n && same_line(&a, i + x, &b, j + y)) {
+          di = x, dj = y;
+          break;
+        }
+      }
+      if (di + dj <= d) break;
+    }
+    pbd_Buf_AppendStr(out, "<<<<<<< ours\n");
+    for (size_t k = 0; k < di; k++) pbd_Buf_Append(out, a.at[i + k], a.len[i + k]);
+    pbd_Buf_AppendStr(out, "=======\n");
+    for (size_t k = 0; k < dj; k++) pbd_Buf_Append(out, b.at[j + k], b.len[j + k]);
+    pbd_Buf_AppendStr(out, ">>>>>>> theirs\n");
+    i += di, j += dj;
+  }
+  free(a.at);
+  free(a.len);
+  free(b.at);
+  free(b.len);
+  return ok && !out->oom;
+}
+
+/* A text-format file with conflicts: THEIRS' side of them is the conflicts
+ * patch applied to the merge; the file gets both, between markers. */
+static bool encode_with_markers(const pbd_CliOptions *o, const pbd_PatchSchema *ps, const pbd_MergeResult *r,
+                                pbd_Arena *arena, pbd_Buf *out) {
+  pbd_PatchApplyOptions ao = {.reverse = false, .read = ps->read};
+  const pbd_Message *theirs;
+  char why[1024];
+  if (pbd_Patch_Apply(r->patch.data, r->patch.len, r->merged, ps, &ao, arena, &theirs, why, sizeof why) !=
+      kPbd_Apply_Applied)
+    return encode(o, ".txtpb", r->merged, out); /* (their side cannot be placed: no markers) */
+  pbd_TextOptions to = {.multiline = true};
+  pbd_Buf a = {0}, b = {0};
+  pbd_Format_TextMessage(&a, r->merged, &to);
+  pbd_Format_TextMessage(&b, theirs, &to);
+  bool ok = !a.oom && !b.oom && write_markers(&a, &b, out);
+  pbd_Buf_Free(&a);
+  pbd_Buf_Free(&b);
+  return ok;
+}
+
 static bool write_file(const char *path, const pbd_Buf *b, pbd_CliError *e) {
   if (!strcmp(path, "-")) {
     if (fwrite(b->data, 1, b->len, stdout) == b->len && fflush(stdout) == 0) return true;
@@ -138,7 +232,9 @@ static int run_merge(const pbd_CliOptions *o, const char *name, char **paths, pb
     goto done;
   }
   pbd_Buf out = {0};
-  bool ok = encode(o, name, r.merged, &out) && write_file(o->output ? o->output : paths[1], &out, e);
+  bool markers = r.conflicts && format_of(o, name) == kPbd_InputFormat_TextProto;
+  bool ok = (markers ? encode_with_markers(o, &ps, &r, arena, &out) : encode(o, name, r.merged, &out)) &&
+            write_file(o->output ? o->output : paths[1], &out, e);
   pbd_Buf_Free(&out);
   if (ok && o->conflicts_file) ok = write_file(o->conflicts_file, &r.patch, e);
   if (!ok) {

@@ -6,7 +6,8 @@
  * not protobuf kept as OURS; and `git merge` of two branches that edit
  * different nodes of an ONNX model, different messages of a descriptor set,
  * and a text-format file, with the result checked; conflicting edits leave
- * git in a conflict with a valid file and the paths on stderr.
+ * git in a conflict with a valid file and the paths on stderr, and a
+ * text-format file with git's markers around the conflicting lines.
  *
  * Commands run in a fresh directory with $P (the binary) and $R (the source
  * root), HOME in it, and git's system config off. */
@@ -168,6 +169,20 @@ START_TEST(git_descriptor_set_and_text) {
 }
 END_TEST
 
+START_TEST(git_text_format_markers) {
+  const tu_Run *r = tu_sh(REPO "cp \"$R/testdata/demo/left.txtpb\" c.txtpb && git add . && git commit -qm base && "
+                          "git checkout -qb a && sed 's/port: 443/port: 444/' c.txtpb > x && mv x c.txtpb && "
+                          "git commit -qam a && git checkout -q - && git checkout -qb b && "
+                          "sed 's/port: 443/port: 8443/; s/^version: 3/version: 9/' c.txtpb > x && mv x c.txtpb && "
+                          "git commit -qam b && git checkout -q a && git merge -q --no-edit b > /dev/null; "
+                          "echo \"merge $?\"; git status --porcelain c.txtpb; grep -c '^version: 9' c.txtpb; "
+                          "sed -n '/^<<<<<<< ours/,/^>>>>>>> theirs/p' c.txtpb");
+  ck_assert_msg(!strcmp(r->out, "merge 1\nUU c.txtpb\n1\n<<<<<<< ours\n  port: 444\n=======\n  port: 8443\n"
+                                ">>>>>>> theirs\n"),
+                "%s\n%s", r->out, r->err);
+}
+END_TEST
+
 int main(void) {
   Suite *s = suite_create("merge");
   TCase *t = tcase_create("merge");
@@ -180,6 +195,7 @@ int main(void) {
   tcase_add_test(t, git_onnx_model);
   tcase_add_test(t, git_conflict);
   tcase_add_test(t, git_descriptor_set_and_text);
+  tcase_add_test(t, git_text_format_markers);
   suite_add_tcase(s, t);
   return tu_main(s);
 }
