@@ -228,7 +228,21 @@ static int run_merge(const pbd_CliOptions *o, const char *name, char **paths, pb
   char why[1024];
   if (!pbd_Patch_Merge(x.in[0].roots[0], x.in[1].roots[0], x.in[2].roots[0], &ps, &mo, arena, &r, why,
                        sizeof why)) {
-    pbd_CliError_Set(e, false, "%s: %s", name, why);
+    if (strstr(why, "out of memory")) {
+      pbd_CliError_Set(e, false, "%s: %s", name, why);
+      goto done;
+    }
+    /* a change a patch cannot carry (an unknown field): OURS stays, as for
+     * a file that is not protobuf; OURS' file is left as it is */
+    fprintf(stderr, "pbdiff merge: %s: not merged, ours kept: %s\n", name, why);
+    status = kExitDifferent;
+    if (o->output && strcmp(o->output, paths[1])) {
+      pbd_Buf b = {0};
+      pbd_WriteOptions wo = {.float_bits = o->compare.read.float_bits};
+      bool ok = pbd_Write_Message(&b, x.in[1].roots[0], &wo) && write_file(o->output, &b, e);
+      pbd_Buf_Free(&b);
+      if (!ok) status = kExitTrouble;
+    }
     goto done;
   }
   pbd_Buf out = {0};

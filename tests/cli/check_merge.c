@@ -82,6 +82,15 @@ START_TEST(conflicts) {
   ck_assert_msg(!strncmp(r->err, "pbdiff merge: k.pb: not merged, ours kept: junk.pb: ", 52) &&
                     strchr(r->err, '\n') == r->err + strlen(r->err) - 1,
                 "%s", r->err);
+  /* a change in an unknown field: no patch carries it; OURS kept, exit 1 */
+  put("u0.pb", "98 06 01");
+  put("u1.pb", "98 06 02");
+  put("u2.pb", "98 06 03");
+  EXPECT2(tu_sh("\"$P\" merge -s ../sem3.desc -t sem3.M u0.pb u1.pb u2.pb; echo $?; "
+                "\"$P\" cat -s ../sem3.desc -t sem3.M u1.pb"),
+          0, "1\n99: 2\n",
+          "pbdiff merge: u1.pb: not merged, ours kept: 99[0]: a patch names fields by the schema; unknown "
+          "fields have none\n");
   EXPECT_STDERR(PB("merge " DEMO "base.pb k.pb"),
                 "pbdiff: missing operand: need BASE, OURS and THEIRS\n"
                 "Try 'pbdiff merge --help' for more information.\n");
