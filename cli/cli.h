@@ -89,6 +89,14 @@ typedef struct {
   bool no_config;                          /* --no-config: no .pbdiff is read */
   bool textconv;                           /* cat --textconv: not protobuf is no error */
   bool json;                               /* cat, hash --format json */
+  bool binary;                             /* cat --format binary: canonical bytes */
+  bool patch;                              /* --format patch: a patch for pbdiff apply */
+  const char *output;                      /* apply -o OUT */
+  bool check;                              /* apply --check: write nothing */
+  bool reverse;                            /* apply -R */
+  const char *merge_path;                  /* merge --path NAME (git's %P) */
+  const char *conflicts_file;              /* merge --conflicts FILE */
+  int favor;                               /* merge --favor: a pbd_MergeFavor */
   bool sha256;                             /* hash --sha256: pbs1 */
   bool no_pager;                           /* --no-pager */
   long long max_input;                     /* --max-input-bytes; 0: 2 GiB */
@@ -103,7 +111,8 @@ typedef struct {
 } pbd_CliOptions;
 
 /* Which command the options are parsed for (each accepts a subset). */
-typedef enum { kPbd_Cmd_Compare, kPbd_Cmd_Cat, kPbd_Cmd_Hash, kPbd_Cmd_Noise } pbd_Command;
+typedef enum { kPbd_Cmd_Compare, kPbd_Cmd_Cat, kPbd_Cmd_Hash, kPbd_Cmd_Noise, kPbd_Cmd_Apply,
+               kPbd_Cmd_Merge, kPbd_Cmd_Count } pbd_Command;
 
 /* Parses options; exits with status 2 and a usage message on a bad one,
  * and with 0 after --help/--version.  Returns the index of the first
@@ -254,6 +263,17 @@ void pbd_Cli_EndPager(void);
  * conflict marker ..." when a line opens a git conflict (cli/conflict.c). */
 bool pbd_Cli_NoConflictMarkers(const char *name, const uint8_t *data, size_t size, pbd_CliError *e);
 
+/* pbdiff --format patch LEFT RIGHT: the patch from LEFT to RIGHT on out
+ * (cli/commands/patch.c).  Returns 0 (no hunk), 1 or 2 (with the error in e). */
+int pbd_Cli_PatchPair(const pbd_CliOptions *o, const char *lpath, const char *rpath, FILE *out,
+                      pbd_CliError *e);
+/* pbdiff apply [OPTIONS] PATCH FILE (cli/commands/patch.c); argv[0] is "apply". */
+int pbd_Cli_Apply(int argc, char **argv);
+/* pbdiff merge [OPTIONS] BASE OURS THEIRS (cli/commands/merge.c); argv[0] is "merge". */
+int pbd_Cli_Merge(int argc, char **argv);
+/* Writes data to path through a temporary file beside it, renamed over it
+ * (path's mode kept); false with the error in e (cli/commands/patch.c). */
+bool pbd_Cli_WriteAtomic(const char *path, const char *data, size_t n, pbd_CliError *e);
 /* pbdiff cat [OPTIONS] FILE (cli/commands/cat.c); argv[0] is "cat". */
 int pbd_Cli_Cat(int argc, char **argv);
 /* Writes messages in cat's canonical text form to out (with delimited, each

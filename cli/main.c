@@ -158,8 +158,12 @@ static int compare_command(int argc, char **argv) {
     }
     pbd_CliOptions eff = pbd_Config_Apply(cfg, &o, config_path(lpath, rpath));
     pbd_CliError error = {0};
-    pbd_Cli_StartPager(&eff);
-    status = pbd_Cli_ComparePair(&eff, lpath, rpath, NULL, NULL, stdout, &error);
+    if (eff.patch) {
+      status = pbd_Cli_PatchPair(&eff, lpath, rpath, stdout, &error);
+    } else {
+      pbd_Cli_StartPager(&eff);
+      status = pbd_Cli_ComparePair(&eff, lpath, rpath, NULL, NULL, stdout, &error);
+    }
     pbd_Cli_EndPager();
     pbd_CliError_PrintNote(stderr, &error);
     if (status == kExitTrouble) pbd_CliError_Print(stderr, &error, "pbdiff");
@@ -190,6 +194,8 @@ int main(int argc, char **argv) {
   if (argc > 1 && !strcmp(argv[1], "cat")) status = pbd_Cli_Cat(argc - 1, argv + 1);
   else if (argc > 1 && !strcmp(argv[1], "hash")) status = pbd_Cli_Hash(argc - 1, argv + 1);
   else if (argc > 1 && !strcmp(argv[1], "noise")) status = noise_command(argc - 1, argv + 1);
+  else if (argc > 1 && !strcmp(argv[1], "apply")) status = pbd_Cli_Apply(argc - 1, argv + 1);
+  else if (argc > 1 && !strcmp(argv[1], "merge")) status = pbd_Cli_Merge(argc - 1, argv + 1);
   else status = compare_command(argc, argv);
   pbd_Cli_ClearSchemaCache();
   if (fflush(stdout) != 0 && status != kExitTrouble) {

@@ -23,7 +23,8 @@ typedef bool Setter(pbd_CliOptions *o, const Option *opt, const char *arg, char 
 
 /* pbdiff noise compares as pbdiff does: it takes every comparison option. */
 enum { kNoise = 1 << kPbd_Cmd_Noise, kCompare = 1 << kPbd_Cmd_Compare | kNoise,
-       kCat = 1 << kPbd_Cmd_Cat, kHash = 1 << kPbd_Cmd_Hash, kAll = kCompare | kCat | kHash };
+       kCat = 1 << kPbd_Cmd_Cat, kHash = 1 << kPbd_Cmd_Hash, kApply = 1 << kPbd_Cmd_Apply,
+       kMerge = 1 << kPbd_Cmd_Merge, kAll = kCompare | kCat | kHash | kApply | kMerge };
 
 typedef enum { kSecSchema, kSecInputs, kSecComparison, kSecMatching, kSecOutput, kSecCorpus,
                kSecDirs, kSecOther, kSecCount } Section;
@@ -255,8 +256,9 @@ static bool set_label(pbd_CliOptions *o, const Option *opt, const char *arg, cha
 static bool set_report_format(pbd_CliOptions *o, const Option *opt, const char *arg, char *why,
                               size_t n) {
   (void)opt;
-  if (pbd_Report_FormatByName(arg, &o->format)) return true;
-  snprintf(why, n, "unknown format '%s' (use %s)", arg, pbd_Report_FormatNames());
+  o->patch = !strcmp(arg, "patch"); /* not a report: the patch's own writer */
+  if (o->patch || pbd_Report_FormatByName(arg, &o->format)) return true;
+  snprintf(why, n, "unknown format '%s' (use %s, or patch)", arg, pbd_Report_FormatNames());
   return false;
 }
 
@@ -272,13 +274,34 @@ static bool set_compression(pbd_CliOptions *o, const Option *opt, const char *ar
 static bool set_plain_format(pbd_CliOptions *o, const Option *opt, const char *arg, char *why,
                              size_t n) {
   (void)opt;
-  if (!strcmp(arg, "text") || !strcmp(arg, "json")) {
+  if (!strcmp(arg, "text") || !strcmp(arg, "json") || !strcmp(arg, "binary")) {
     o->json = arg[0] == 'j';
+    o->binary = arg[0] == 'b';
     return true;
   }
-  snprintf(why, n, "unknown format '%s' (use text or json; the inputs' encoding is --input-format)",
+  snprintf(why, n,
+           "unknown format '%s' (use text, json or binary; the inputs' encoding is --input-format)",
            arg);
   return false;
+}
+
+static bool set_favor(pbd_CliOptions *o, const Option *opt, const char *arg, char *why, size_t n) {
+  (void)opt;
+  if (!strcmp(arg, "ours") || !strcmp(arg, "theirs")) {
+    o->favor = arg[0] == 'o' ? 1 : 2; /* kPbd_Favor_Ours, kPbd_Favor_Theirs */
+    return true;
+  }
+  snprintf(why, n, "--favor wants ours or theirs, not '%s'", arg);
+  return false;
+}
+
+/* The report formats' help, and the patch. */
+static const char *format_help(void) {
+  static pbd_Buf help;
+  if (!help.len)
+    pbd_Buf_Printf(&help, "%s;\n'patch': a guarded patch for pbdiff apply\n(docs/patch.md)",
+                   pbd_Report_FormatHelp());
+  return help.oom ? "" : help.data;
 }
 
 static bool set_stat(pbd_CliOptions *o, const Option *opt, const char *arg, char *why, size_t n) {
@@ -425,11 +448,12 @@ static const Option kOptions[] = {
     {"quiet", 'q', NULL, kCompare, kSecOutput, "print nothing; the exit status tells", NULL,
      FLAG(quiet)},
     {"format", 0, "FMT", kCompare, kSecOutput, NULL /* from the table of formats */, NULL,
-     .set = set_report_format, .help_of = pbd_Report_FormatHelp, .values = report_format_values},
+     .set = set_report_format, .help_of = format_help, .values = report_format_values},
     {"format", 0, "FMT", kCat | kHash, kSecOutput,
      "'text' (default) or 'json': cat prints the canonical\nform in text format or in the protobuf "
      "JSON mapping\n(one line per message); hash prints 'FINGERPRINT  FILE'\nlines or one JSON "
-     "object per line",
+     "object per line; cat's 'binary' writes\nthe canonical protobuf bytes (a normaliser; with\n"
+     "--delimited, each message after its varint length)",
      NULL, .set = set_plain_format, .values = plain_format_values},
     {"sha256", 0, NULL, kHash, kSecOutput,
      "the cryptographic fingerprint pbs1:<SHA-256> instead of\npbh1 (docs/security.md: which to "
@@ -464,6 +488,22 @@ static const Option kOptions[] = {
      "when the inputs are equal but their bytes differ, list the\nencoding differences (field "
      "order, packed, varints, ...)",
      NULL, FLAG(explain)},
+    {"output", 'o', "OUT", kApply | kMerge, kSecOutput,
+     "write the result to OUT ('-': standard output)\ninstead of over FILE (merge: over OURS)",
+     NULL, STRING(output)},
+    {"check", 0, NULL, kApply, kSecOutput, "only check that the patch applies; write nothing", NULL,
+     FLAG(check)},
+    {"reverse", 'R', NULL, kApply, kSecOutput, "undo the patch: apply its hunks backwards", NULL,
+     FLAG(reverse)},
+    {"path", 0, "NAME", kMerge, kSecOutput,
+     "the file's name in the repository (git's %P): its .pbdiff\nsection, its encoding, messages",
+     NULL, STRING(merge_path)},
+    {"conflicts", 0, "FILE", kMerge, kSecOutput,
+     "write the conflicts as a patch that takes THEIRS' side\n(pbdiff apply FILE OURS)",
+     NULL, STRING(conflicts_file)},
+    {"favor", 0, "SIDE", kMerge, kSecOutput,
+     "resolve conflicts with ours or theirs (default: none;\nOURS' value stays and the merge exits 1)",
+     NULL, .set = set_favor},
     /* directories */
     {"record-key", 0, "PATH", kCompare | kHash, kSecCorpus,
      "records are known by this field (`id`,\n`header.request_id`, several joined by '+'): "
@@ -514,6 +554,8 @@ static const char *const kUsageHead[] = {
         "       pbdiff cat [OPTIONS] FILE          (pbdiff cat --help)\n"
         "       pbdiff hash [OPTIONS] FILE...      (pbdiff hash --help)\n"
         "       pbdiff noise [OPTIONS] RUN1 RUN2   (pbdiff noise --help)\n"
+        "       pbdiff apply [OPTIONS] PATCH FILE  (pbdiff apply --help)\n"
+        "       pbdiff merge [OPTIONS] BASE OURS THEIRS  (pbdiff merge --help)\n"
         "Compare two protobuf payloads by meaning, not by bytes.\n",
     [kPbd_Cmd_Cat] =
         "Usage: pbdiff cat [OPTIONS] FILE\n"
@@ -538,6 +580,23 @@ static const char *const kUsageHead[] = {
         "section of `ignore =` lines with their counts, ready for the comparison of\n"
         "version N with N+1 (docs/scale.md). Records pair by --record-key, else by\n"
         "position. Exit status: 0 when the section is written, 2 on trouble.\n",
+    [kPbd_Cmd_Apply] =
+        "Usage: pbdiff apply [OPTIONS] PATCH FILE\n"
+        "Apply a patch written by 'pbdiff --format patch LEFT RIGHT' (docs/patch.md) to\n"
+        "FILE, rewriting it atomically with the canonical bytes of the result. Every\n"
+        "hunk's guard (the value it replaces, the neighbours of an element addressed by\n"
+        "index) must hold, or nothing is written. Exit status: 0 applied, 1 a guard does\n"
+        "not hold (or the patch is already applied), 2 on trouble.\n",
+    [kPbd_Cmd_Merge] =
+        "Usage: pbdiff merge [OPTIONS] BASE OURS THEIRS\n"
+        "Merge THEIRS' changes since BASE into OURS by meaning and write the result over\n"
+        "OURS, always a valid message; as git's merge driver (docs/git.md):\n"
+        "  [merge \"pbdiff\"] driver = pbdiff merge --path %P %O %A %B\n"
+        "A change on one side is taken, the same change on both once; maps and keyed\n"
+        "elements merge per key, other repeated fields by their neighbours. At a\n"
+        "conflict OURS' value stays and a line on standard error names its path and the\n"
+        "three values. Exit status: 0 merged, 1 conflicts (or not protobuf: OURS kept),\n"
+        "2 on trouble.\n",
 };
 
 static const char kCompareUsageTail[] =
@@ -576,7 +635,7 @@ static void help_row(pbd_Buf *b, const Option *opt) {
 
 /* The usage text of a command, built once from the table. */
 const char *pbd_Cli_Usage(pbd_Command cmd) {
-  static pbd_Buf texts[4];
+  static pbd_Buf texts[kPbd_Cmd_Count];
   pbd_Buf *b = &texts[cmd];
   if (b->len) return b->data;
   pbd_Buf_AppendStr(b, kUsageHead[cmd]);
@@ -602,7 +661,8 @@ const char *pbd_Cli_Usage(pbd_Command cmd) {
 
 static const char *command_name(pbd_Command cmd) {
   return cmd == kPbd_Cmd_Cat ? "pbdiff cat" : cmd == kPbd_Cmd_Hash ? "pbdiff hash"
-         : cmd == kPbd_Cmd_Noise ? "pbdiff noise" : "pbdiff";
+         : cmd == kPbd_Cmd_Noise ? "pbdiff noise" : cmd == kPbd_Cmd_Apply ? "pbdiff apply"
+         : cmd == kPbd_Cmd_Merge ? "pbdiff merge" : "pbdiff";
 }
 
 static _Noreturn void die_usage(pbd_Command cmd, const char *fmt, const char *arg) {
@@ -678,6 +738,8 @@ static void check_combinations(pbd_Command cmd, const pbd_CliOptions *o) {
     die_usage(cmd, "%s", "--config and --no-config contradict each other");
   if (o->record_key && (o->explain || o->summary))
     die_usage(cmd, "%s", "--explain and --summary are for single comparisons and -r, not --record-key");
+  if (o->patch && (o->recursive || o->record_key || o->quiet || o->explain || o->report.stat))
+    die_usage(cmd, "%s", "--format patch writes one patch for two files: not with -r, --record-key, -q, --explain or --stat");
   if ((o->summary || o->jobs) && !o->recursive)
     die_usage(cmd, "%s", "--summary and --jobs are for -r (directories)");
 }

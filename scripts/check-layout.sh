@@ -7,7 +7,7 @@
 #  - no source file is over 850 lines.
 set -eu
 cd "$(dirname "$0")/.."
-order="core wire schema canon tree format diff explain inputs corpus ."
+order="core wire schema canon tree format write diff explain inputs corpus patch ."
 rank() { i=0; for s in $order; do [ "$s" = "$1" ] && { echo $i; return; }; i=$((i + 1)); done; echo 99; }
 fail=0
 for f in $(find lib include -name '*.[ch]' | sort); do

@@ -43,6 +43,12 @@ pbdiff \\- semantic diff and equality check for protobuf payloads
 .br
 .B pbdiff noise
 [\\fIOPTIONS\\fR] \\fIRUN1 RUN2\\fR
+.br
+.B pbdiff apply
+[\\fIOPTIONS\\fR] \\fIPATCH FILE\\fR
+.br
+.B pbdiff merge
+[\\fIOPTIONS\\fR] \\fIBASE OURS THEIRS\\fR
 .SH DESCRIPTION
 HEAD
 body ""
@@ -52,6 +58,10 @@ echo ".SH HASH"
 body hash
 echo ".SH NOISE"
 body noise
+echo ".SH APPLY"
+body apply
+echo ".SH MERGE"
+body merge
 cat <<TAIL
 .SH FILES
 .TP
@@ -62,5 +72,5 @@ per-path schemas and options, found from the current directory upwards
 .BR git (1),
 .BR protoc (1);
 the documents under docs/ in pbdiff's source: semantics.md, json-format.md,
-git.md, ci.md, hash.md, explain.md, library.md, scale.md.
+git.md, ci.md, hash.md, explain.md, library.md, scale.md, patch.md.
 TAIL

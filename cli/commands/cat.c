@@ -33,6 +33,10 @@
  * gives the record's schema id and message indexes:
  * `# message 0: schema id 7, message indexes [0]`.  An empty message prints nothing.
  *
+ * With --format binary, cat writes the canonical protobuf bytes instead
+ * (lib/write/write.h): a normaliser, after which `cmp` tells meanings apart;
+ * with --delimited each message follows its varint length.
+ *
  * With --textconv (git's textconv filter, docs/git.md), a file that cannot
  * be read as protobuf (a Git LFS pointer, a corrupt or stray file) is not an
  * error, since git would stop the whole diff: it prints
@@ -51,6 +55,7 @@
 #include "cli.h"
 #include "pbdiff/format/format.h"
 #include "pbdiff/inputs/input.h"
+#include "pbdiff/write/write.h"
 
 typedef struct {
   pbd_Buf buf;
@@ -293,6 +298,23 @@ int pbd_Cli_CatWrite(FILE *out, pbd_Message *const *roots, size_t n, bool delimi
   return oom ? -1 : p.write_failed ? 0 : 1;
 }
 
+/* --format binary: the canonical bytes (lib/write), after their varint
+ * length in a stream (--delimited). */
+static void write_binary(Printer *p, const pbd_Message *m, bool delimited, bool float_bits) {
+  pbd_WriteOptions wo = {.float_bits = float_bits};
+  if (!delimited) {
+    pbd_Write_Message(&p->buf, m, &wo);
+  } else {
+    pbd_Buf one = {0};
+    pbd_Write_Message(&one, m, &wo);
+    if (one.oom) p->buf.oom = true;
+    pbd_Write_Varint(&p->buf, one.len);
+    pbd_Buf_Append(&p->buf, one.data, one.len);
+    pbd_Buf_Free(&one);
+  }
+  maybe_flush(p, false);
+}
+
 /* Text that can stand in a line diff: UTF-8 without control characters
  * other than tab and line ends, not too long. */
 static bool is_short_text(const uint8_t *p, size_t n) {
@@ -373,6 +395,16 @@ int pbd_Cli_Cat(int argc, char **argv) {
   bool read = false; /* the input was read: what fails now is the output */
   /* Matching rules, ignores and scoped tolerances (from a config) are for
    * comparisons only. */
+  if (eff.binary && eff.framing != kPbd_Framing_None && eff.framing != kPbd_Framing_Delimited) {
+    pbd_CliError_Set(&error, false,
+                     "--format binary writes varint length-prefixed messages, not --framing %s",
+                     pbd_Framing_Name(eff.framing));
+    pbd_CliError_Print(stderr, &error, "pbdiff cat");
+    pbd_Cli_FreeApplied(&eff);
+    pbd_Config_Free(cfg);
+    pbd_Cli_FreeOptions(&o);
+    return kExitTrouble;
+  }
   pbd_CliOptions so = eff;
   so.keys.n = so.sets.n = so.ignores.n = so.scoped_margins.n = so.scoped_fractions.n = 0;
   if (pbd_Cli_LoadSchema(&so, 0, &schema, &error)) {
@@ -381,9 +413,20 @@ int pbd_Cli_Cat(int argc, char **argv) {
     topts.pool = schema.pool;
     if (pbd_Cli_ReadInput(&eff, &schema, 0, path, NULL, eff.left_format, &topts, &in, &error)) {
       read = true;
-      int wrote = pbd_Cli_CatWrite(stdout, in.roots, in.nmsgs, eff.delimited,
-                                   in.meta.records ? &in.meta : NULL, eff.compare.read.float_bits,
-                                   eff.json);
+      int wrote;
+      if (eff.binary) {
+        Printer p = {.out = stdout, .float_bits = eff.compare.read.float_bits};
+        for (size_t i = 0; i < in.nmsgs; i++)
+          write_binary(&p, in.roots[i], eff.delimited, eff.compare.read.float_bits);
+        bool oom = p.buf.oom;
+        maybe_flush(&p, true);
+        pbd_Buf_Free(&p.buf);
+        wrote = oom ? -1 : p.write_failed ? 0 : 1;
+      } else {
+        wrote = pbd_Cli_CatWrite(stdout, in.roots, in.nmsgs, eff.delimited,
+                                 in.meta.records ? &in.meta : NULL, eff.compare.read.float_bits,
+                                 eff.json);
+      }
       if (wrote < 0) {
         pbd_CliError_Set(&error, false, "out of memory");
       } else if (wrote == 0 || fflush(stdout) != 0 || ferror(stdout)) {

@@ -170,6 +170,12 @@ static bool hash_input(const pbd_CliOptions *eff, const char *path, pbd_CliError
 int pbd_Cli_Hash(int argc, char **argv) {
   pbd_CliOptions o;
   int first = pbd_Cli_ParseOptions(argc, argv, kPbd_Cmd_Hash, &o);
+  if (o.binary) {
+    fprintf(stderr, "pbdiff: --format binary is cat's; hash prints text or json\n"
+                    "Try 'pbdiff hash --help' for more information.\n");
+    pbd_Cli_FreeOptions(&o);
+    return kExitTrouble;
+  }
   if (first >= argc) {
     fprintf(stderr, "pbdiff: missing operand: need FILE\n"
                     "Try 'pbdiff hash --help' for more information.\n");

@@ -669,20 +669,55 @@ static void Check(const pb::Message& m, const std::string& bytes, int n) {
   }
 }
 
-int main(int argc, char** argv) {
-  if (argc != 6) {
-    std::cerr << "usage: property DESC.pb TYPE SEED COUNT OUTDIR\n";
-    return 2;
-  }
-  std::ifstream in(argv[1], std::ios::binary);
+static std::string ReadFile(const char* path) {
+  std::ifstream in(path, std::ios::binary);
   std::stringstream ss;
   ss << in.rdbuf();
+  return ss.str();
+}
+
+static bool LoadPool(const char* desc) {
   pb::FileDescriptorSet set;
-  if (!set.ParseFromString(ss.str())) return 2;
+  if (!set.ParseFromString(ReadFile(desc))) return false;
   pool = new pb::DescriptorPool;
   for (const auto& file : set.file())
-    if (!pool->BuildFile(file)) return 2;
+    if (!pool->BuildFile(file)) return false;
   factory = new pb::DynamicMessageFactory(pool);
+  return true;
+}
+
+// property --same DESC.pb TYPE FILE CANON...: each CANON (pbdiff cat
+// --format binary of FILE) parses with the library to a message equivalent
+// to FILE's.  Exit 0 when all do, 1 naming the first that does not.
+static int Same(const pb::Descriptor* type, int n, char** files) {
+  std::unique_ptr<pb::Message> orig(factory->GetPrototype(type)->New());
+  if (!orig->ParseFromString(ReadFile(files[0]))) {
+    std::cerr << "property --same: " << files[0] << " does not parse\n";
+    return 2;
+  }
+  for (int i = 1; i < n; i++) {
+    std::unique_ptr<pb::Message> back(orig->New());
+    if (!back->ParseFromString(ReadFile(files[i])) ||
+        !pb::util::MessageDifferencer::Equivalent(*orig, *back)) {
+      std::cerr << "property --same: " << files[i] << " does not parse to " << files[0] << "'s message\n";
+      return 1;
+    }
+  }
+  return 0;
+}
+
+int main(int argc, char** argv) {
+  if (argc >= 5 && !strcmp(argv[1], "--same")) {
+    if (!LoadPool(argv[2])) return 2;
+    const pb::Descriptor* type = pool->FindMessageTypeByName(argv[3]);
+    return type ? Same(type, argc - 4, argv + 4) : 2;
+  }
+  if (argc != 6) {
+    std::cerr << "usage: property DESC.pb TYPE SEED COUNT OUTDIR\n"
+                 "       property --same DESC.pb TYPE FILE CANON...\n";
+    return 2;
+  }
+  if (!LoadPool(argv[1])) return 2;
   const pb::Descriptor* type = pool->FindMessageTypeByName(argv[2]);
   if (!type) return 2;
   rng.seed(std::stoull(argv[3]));
