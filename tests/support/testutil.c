@@ -239,6 +239,23 @@ pbd_Message *tu_tree(const pbd_MessageDef *t, const char *hex, const pbd_ReadOpt
   return m;
 }
 
+void tu_bytes_put(tu_Bytes *o, const void *d, size_t n) {
+  if (o->n + n > o->cap) {
+    o->cap = (o->n + n) * 2;
+    o->p = realloc(o->p, o->cap);
+    ck_assert_ptr_nonnull(o->p);
+  }
+  if (n) memcpy(o->p + o->n, d, n);
+  o->n += n;
+}
+
+void tu_bytes_put_hex(tu_Bytes *o, const char *hex, size_t times) {
+  size_t n;
+  uint8_t *b = tu_hex(hex, &n);
+  for (size_t i = 0; i < times; i++) tu_bytes_put(o, b, n);
+  free(b);
+}
+
 char *tu_mirror_edits(const char *edits) {
   pbd_Buf out = {0};
   pbd_Buf_AppendStr(&out, "");

@@ -67,6 +67,15 @@ const pbd_MessageDef *tu_message(pbd_DefPool **pool, const char *proto, const ch
 pbd_Message *tu_tree(const pbd_MessageDef *t, const char *hex, const pbd_ReadOptions *opts,
                      pbd_Arena *arena);
 
+/* A growing byte buffer for inputs built by loops (large messages). */
+typedef struct {
+  uint8_t *p;
+  size_t n, cap;
+} tu_Bytes;
+void tu_bytes_put(tu_Bytes *o, const void *d, size_t n);
+/* Appends the bytes of `hex` `times` times. */
+void tu_bytes_put_hex(tu_Bytes *o, const char *hex, size_t times);
+
 /* The edits of tu_diff_hex seen from the other side: added <-> removed,
  * LEFT and RIGHT swapped (malloc'd). */
 char *tu_mirror_edits(const char *edits);

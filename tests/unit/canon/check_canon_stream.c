@@ -16,45 +16,24 @@
 #include "pbdiff/tree/tree.h"
 #include "testutil.h"
 
-typedef struct {
-  uint8_t *p;
-  size_t n, cap;
-} Out;
-
-static void put(Out *o, const void *d, size_t n) {
-  if (o->n + n > o->cap) {
-    o->cap = (o->n + n) * 2;
-    o->p = realloc(o->p, o->cap);
-    ck_assert_ptr_nonnull(o->p);
-  }
-  memcpy(o->p + o->n, d, n);
-  o->n += n;
-}
-
-static void put_times(Out *o, const char *hex, size_t times) {
-  size_t n;
-  uint8_t *b = tu_hex(hex, &n);
-  for (size_t i = 0; i < times; i++) put(o, b, n);
-  free(b);
-}
 
 /* A varint-length LEN field of number `tag_hex` holding o's bytes. */
-static void put_len(Out *o, const char *tag_hex, const Out *payload) {
+static void put_len(tu_Bytes *o, const char *tag_hex, const tu_Bytes *payload) {
   size_t n;
   uint8_t *t = tu_hex(tag_hex, &n), len[10];
-  put(o, t, n);
+  tu_bytes_put(o, t, n);
   free(t);
   size_t k = 0;
   for (uint64_t v = payload->n;; v >>= 7) {
     len[k++] = (uint8_t)(v < 0x80 ? v : (v & 0x7f) | 0x80);
     if (v < 0x80) break;
   }
-  put(o, len, k);
-  put(o, payload->p, payload->n);
+  tu_bytes_put(o, len, k);
+  tu_bytes_put(o, payload->p, payload->n);
 }
 
 /* The hash pass agrees with the tree on o (type t, NULL: schemaless). */
-static void agrees(const char *type, Out *o, bool ignore_unknown) {
+static void agrees(const char *type, tu_Bytes *o, bool ignore_unknown) {
   const pbd_MessageDef *t = type ? tu_type(type) : NULL;
   ck_assert(o->n > (1u << 20));
   pbd_ReadOptions ro;
@@ -77,57 +56,57 @@ static void agrees(const char *type, Out *o, bool ignore_unknown) {
 enum { kMany = 800000 }; /* two-byte fields: 1.6 MB */
 
 START_TEST(schemaless_one_run) {
-  Out o = {0};
-  put_times(&o, "0a 00", kMany);
-  put_times(&o, "0a 02 08 01", 3); /* messages among the bytes */
+  tu_Bytes o = {0};
+  tu_bytes_put_hex(&o, "0a 00", kMany);
+  tu_bytes_put_hex(&o, "0a 02 08 01", 3); /* messages among the bytes */
   agrees(NULL, &o, false);
 }
 END_TEST
 
 START_TEST(schemaless_runs_in_order) {
-  Out o = {0};
-  put_times(&o, "08 01", kMany / 2);          /* varints */
-  put_times(&o, "12 01 78", kMany / 2);       /* bytes */
-  put_times(&o, "1d 01000000", kMany / 4);    /* fixed32 */
-  put_times(&o, "23 08 05 24", kMany / 4);    /* groups */
+  tu_Bytes o = {0};
+  tu_bytes_put_hex(&o, "08 01", kMany / 2);          /* varints */
+  tu_bytes_put_hex(&o, "12 01 78", kMany / 2);       /* bytes */
+  tu_bytes_put_hex(&o, "1d 01000000", kMany / 4);    /* fixed32 */
+  tu_bytes_put_hex(&o, "23 08 05 24", kMany / 4);    /* groups */
   agrees(NULL, &o, false);
 }
 END_TEST
 
 START_TEST(schemaless_number_comes_back) {
-  Out o = {0};
-  put_times(&o, "0a 00", kMany / 2);
-  put_times(&o, "10 01", 5);
-  put_times(&o, "0a 00", kMany / 2); /* 1 after 2: kept, sorted as before */
+  tu_Bytes o = {0};
+  tu_bytes_put_hex(&o, "0a 00", kMany / 2);
+  tu_bytes_put_hex(&o, "10 01", 5);
+  tu_bytes_put_hex(&o, "0a 00", kMany / 2); /* 1 after 2: kept, sorted as before */
   agrees(NULL, &o, false);
 }
 END_TEST
 
 /* sem3.M: rm (15) and rs (23) repeated, known; 99 unknown */
 START_TEST(known_repeated_runs) {
-  Out o = {0};
-  put_times(&o, "7a 02 08 01", kMany / 2);
-  put_times(&o, "ba 01 02 68 69", kMany / 2); /* rs = "hi" */
-  put_times(&o, "98 06 07", 1000);            /* 99: unknown varints */
+  tu_Bytes o = {0};
+  tu_bytes_put_hex(&o, "7a 02 08 01", kMany / 2);
+  tu_bytes_put_hex(&o, "ba 01 02 68 69", kMany / 2); /* rs = "hi" */
+  tu_bytes_put_hex(&o, "98 06 07", 1000);            /* 99: unknown varints */
   agrees("sem3.M", &o, false);
 }
 END_TEST
 
 START_TEST(falls_back) {
-  Out o = {0};
-  put_times(&o, "7a 02 08 01", kMany / 2);
-  put_times(&o, "08 05", 3); /* a singular field after a higher number */
+  tu_Bytes o = {0};
+  tu_bytes_put_hex(&o, "7a 02 08 01", kMany / 2);
+  tu_bytes_put_hex(&o, "08 05", 3); /* a singular field after a higher number */
   agrees("sem3.M", &o, false);
-  Out p = {0};
-  put_times(&p, "7a 02 08 01", kMany / 2);
-  put_times(&p, "7d 01000000", 10); /* rm with a fixed32: an unknown of 15 */
+  tu_Bytes p = {0};
+  tu_bytes_put_hex(&p, "7a 02 08 01", kMany / 2);
+  tu_bytes_put_hex(&p, "7d 01000000", 10); /* rm with a fixed32: an unknown of 15 */
   agrees("sem3.M", &p, false);
-  Out q = {0};
-  put_times(&q, "70 01", kMany); /* repeated scalars: kept as values */
+  tu_Bytes q = {0};
+  tu_bytes_put_hex(&q, "70 01", kMany); /* repeated scalars: kept as values */
   agrees("sem3.M", &q, false);
-  Out r = {0};
-  put_times(&r, "7a 02 08 01", kMany / 2);
-  put_times(&r, "98 06 07", 1000); /* unknowns under --ignore-unknown */
+  tu_Bytes r = {0};
+  tu_bytes_put_hex(&r, "7a 02 08 01", kMany / 2);
+  tu_bytes_put_hex(&r, "98 06 07", 1000); /* unknowns under --ignore-unknown */
   agrees("sem3.M", &r, true);
 }
 END_TEST
@@ -135,15 +114,15 @@ END_TEST
 /* A streamed message inside a streamed message: schemaless field 1 holding
  * large messages of its own, each one long run. */
 START_TEST(nested_streams) {
-  Out o = {0};
+  tu_Bytes o = {0};
   for (int k = 0; k < 2; k++) {
-    Out inner = {0};
-    put_times(&inner, "0a 00", 300000);
-    put_times(&inner, k ? "10 01" : "10 02", 1);
+    tu_Bytes inner = {0};
+    tu_bytes_put_hex(&inner, "0a 00", 300000);
+    tu_bytes_put_hex(&inner, k ? "10 01" : "10 02", 1);
     put_len(&o, "0a", &inner);
     free(inner.p);
   }
-  put_times(&o, "10 01", 10);
+  tu_bytes_put_hex(&o, "10 01", 10);
   agrees(NULL, &o, false);
 }
 END_TEST

@@ -14,38 +14,10 @@
 #include "pbdiff/tree/tree.h"
 #include "testutil.h"
 
-typedef struct {
-  uint8_t *p;
-  size_t n, cap;
-} Out;
-
-static void put(Out *o, const void *d, size_t n) {
-  if (o->n + n > o->cap) {
-    o->cap = (o->n + n) * 2;
-    o->p = realloc(o->p, o->cap);
-    ck_assert_ptr_nonnull(o->p);
-  }
-  memcpy(o->p + o->n, d, n);
-  o->n += n;
-}
-
-static void put_hex(Out *o, const char *hex) {
-  size_t n;
-  uint8_t *b = tu_hex(hex, &n);
-  put(o, b, n);
-  free(b);
-}
-
-static void put_times(Out *o, const char *hex, size_t times) {
-  size_t n;
-  uint8_t *b = tu_hex(hex, &n);
-  for (size_t i = 0; i < times; i++) put(o, b, n);
-  free(b);
-}
 
 /* The pipeline's edits of l vs r (type t, NULL: schemaless), checked equal
  * to the whole trees' edits and returned (malloc'd). */
-static char *both_ways(const pbd_MessageDef *t, const Out *l, const Out *r) {
+static char *both_ways(const pbd_MessageDef *t, const tu_Bytes *l, const tu_Bytes *r) {
   pbd_ReadOptions o;
   memset(&o, 0, sizeof o);
   o.hash_seed = 12345;
@@ -72,7 +44,7 @@ static char *both_ways(const pbd_MessageDef *t, const Out *l, const Out *r) {
   return piped.data;
 }
 
-static void expect(const pbd_MessageDef *t, Out *l, Out *r, const char *want) {
+static void expect(const pbd_MessageDef *t, tu_Bytes *l, tu_Bytes *r, const char *want) {
   char *got = both_ways(t, l, r);
   ck_assert_msg(!strcmp(got, want), "got [%s]\nwant [%s]", got, want);
   free(got);
@@ -84,35 +56,35 @@ enum { kMany = 600000 }; /* 1.2 MB of two-byte elements */
 
 /* Issue 16's case, smaller: empty sub-messages, the last one changed. */
 START_TEST(schemaless_last_changed) {
-  Out l = {0}, r = {0};
-  put_times(&l, "0a 00", kMany);
-  put_times(&r, "0a 00", kMany - 1);
-  put_hex(&r, "0a 02 08 01");
+  tu_Bytes l = {0}, r = {0};
+  tu_bytes_put_hex(&l, "0a 00", kMany);
+  tu_bytes_put_hex(&r, "0a 00", kMany - 1);
+  tu_bytes_put_hex(&r, "0a 02 08 01", 1);
   expect(NULL, &l, &r, "removed 1[599999]: \"\" -> _\nadded 1[599999]: _ -> { 1: 1 }\n");
 }
 END_TEST
 
 /* One element inserted in the middle: indices after the prefix's elements. */
 START_TEST(schemaless_inserted) {
-  Out l = {0}, r = {0};
-  put_times(&l, "0a 01 61", kMany / 2);
-  put_times(&l, "0a 01 62", kMany / 2);
-  put_times(&r, "0a 01 61", kMany / 2);
-  put_hex(&r, "0a 01 7a");
-  put_times(&r, "0a 01 62", kMany / 2);
+  tu_Bytes l = {0}, r = {0};
+  tu_bytes_put_hex(&l, "0a 01 61", kMany / 2);
+  tu_bytes_put_hex(&l, "0a 01 62", kMany / 2);
+  tu_bytes_put_hex(&r, "0a 01 61", kMany / 2);
+  tu_bytes_put_hex(&r, "0a 01 7a", 1);
+  tu_bytes_put_hex(&r, "0a 01 62", kMany / 2);
   expect(NULL, &l, &r, "added 1[300000]: _ -> \"z\"\n");
 }
 END_TEST
 
 /* Other fields before and after the window are the same on both sides. */
 START_TEST(known_repeated_between_fields) {
-  Out l = {0}, r = {0};
-  for (Out *o = &l; o; o = o == &l ? &r : NULL) {
-    put_hex(o, "08 05"); /* i32 = 5 */
-    put_times(o, "7a 02 08 01", kMany / 2);
-    put_hex(o, o == &l ? "7a 02 08 02" : "7a 02 08 03");
-    put_times(o, "7a 02 08 01", kMany / 2);
-    put_hex(o, "52 01 78"); /* str = "x" */
+  tu_Bytes l = {0}, r = {0};
+  for (tu_Bytes *o = &l; o; o = o == &l ? &r : NULL) {
+    tu_bytes_put_hex(o, "08 05", 1); /* i32 = 5 */
+    tu_bytes_put_hex(o, "7a 02 08 01", kMany / 2);
+    tu_bytes_put_hex(o, o == &l ? "7a 02 08 02" : "7a 02 08 03", 1);
+    tu_bytes_put_hex(o, "7a 02 08 01", kMany / 2);
+    tu_bytes_put_hex(o, "52 01 78", 1); /* str = "x" */
   }
   expect(tu_type("sem3.M"), &l, &r, "changed rm[300000].a: 2 -> 3\n");
 }
@@ -121,12 +93,12 @@ END_TEST
 /* A singular field in the window: last value wins, so the window is not
  * used (the first i32 is overridden only on one side). */
 START_TEST(singular_field_in_window) {
-  Out l = {0}, r = {0};
-  for (Out *o = &l; o; o = o == &l ? &r : NULL) {
-    put_hex(o, "08 05");
-    put_times(o, "7a 02 08 01", kMany / 2);
-    if (o == &r) put_hex(o, "08 07");
-    put_times(o, "7a 02 08 01", kMany / 2);
+  tu_Bytes l = {0}, r = {0};
+  for (tu_Bytes *o = &l; o; o = o == &l ? &r : NULL) {
+    tu_bytes_put_hex(o, "08 05", 1);
+    tu_bytes_put_hex(o, "7a 02 08 01", kMany / 2);
+    if (o == &r) tu_bytes_put_hex(o, "08 07", 1);
+    tu_bytes_put_hex(o, "7a 02 08 01", kMany / 2);
   }
   expect(tu_type("sem3.M"), &l, &r, "changed i32: 5 -> 7\n");
 }
@@ -134,11 +106,11 @@ END_TEST
 
 /* Packed scalars count values, not occurrences: no window. */
 START_TEST(packed_scalars_in_window) {
-  Out l = {0}, r = {0};
-  for (Out *o = &l; o; o = o == &l ? &r : NULL) {
-    put_times(o, "72 02 01 01", kMany / 2); /* ri = [1, 1] each */
-    put_hex(o, o == &l ? "72 02 01 02" : "72 02 01 03");
-    put_times(o, "72 02 01 01", kMany / 2);
+  tu_Bytes l = {0}, r = {0};
+  for (tu_Bytes *o = &l; o; o = o == &l ? &r : NULL) {
+    tu_bytes_put_hex(o, "72 02 01 01", kMany / 2); /* ri = [1, 1] each */
+    tu_bytes_put_hex(o, o == &l ? "72 02 01 02" : "72 02 01 03", 1);
+    tu_bytes_put_hex(o, "72 02 01 01", kMany / 2);
   }
   expect(tu_type("sem3.M"), &l, &r, "changed ri[600001]: 2 -> 3\n");
 }
@@ -147,11 +119,11 @@ END_TEST
 /* A known field written with another wire type is an unknown field of its
  * number: not an element of the window's field. */
 START_TEST(wrong_wire_type_in_window) {
-  Out l = {0}, r = {0};
-  for (Out *o = &l; o; o = o == &l ? &r : NULL) {
-    put_times(o, "7a 02 08 01", kMany / 2);
-    if (o == &r) put_hex(o, "78 01"); /* field 15 as a varint */
-    put_times(o, "7a 02 08 01", kMany / 2);
+  tu_Bytes l = {0}, r = {0};
+  for (tu_Bytes *o = &l; o; o = o == &l ? &r : NULL) {
+    tu_bytes_put_hex(o, "7a 02 08 01", kMany / 2);
+    if (o == &r) tu_bytes_put_hex(o, "78 01", 1); /* field 15 as a varint */
+    tu_bytes_put_hex(o, "7a 02 08 01", kMany / 2);
   }
   expect(tu_type("sem3.M"), &l, &r, "added 15[0]: _ -> 1\n");
 }
