@@ -12,22 +12,8 @@
 #include <unistd.h>
 
 #include "cli.h"
+#include "options_table.h"
 #include "pbdiff/pbdiff.h"
-
-/* ---- How values are stored ------------------------------------------------ */
-
-typedef struct Option Option;
-/* Stores arg (NULL for a flag given on the command line) into o; false
- * with a reason in why for a bad value. */
-typedef bool Setter(pbd_CliOptions *o, const Option *opt, const char *arg, char *why, size_t n);
-
-/* pbdiff noise compares as pbdiff does: it takes every comparison option. */
-enum { kNoise = 1 << kPbd_Cmd_Noise, kCompare = 1 << kPbd_Cmd_Compare | kNoise,
-       kCat = 1 << kPbd_Cmd_Cat, kHash = 1 << kPbd_Cmd_Hash, kApply = 1 << kPbd_Cmd_Apply,
-       kMerge = 1 << kPbd_Cmd_Merge, kAll = kCompare | kCat | kHash | kApply | kMerge };
-
-typedef enum { kSecSchema, kSecInputs, kSecComparison, kSecMatching, kSecOutput, kSecCorpus,
-               kSecDirs, kSecOther, kSecCount } Section;
 
 static const char *const kSectionTitles[kSecCount] = {
     "Schema (without one, fields are compared by number; see docs/semantics.md):",
@@ -40,292 +26,11 @@ static const char *const kSectionTitles[kSecCount] = {
     NULL,
 };
 
-struct Option {
-  const char *name;      /* long name */
-  char short_name;       /* or 0 */
-  const char *arg;       /* argument name in --help; NULL: a flag; "[=WHEN]": optional */
-  unsigned commands;     /* kCompare, kCat, kHash */
-  Section section;
-  const char *help;      /* --help text, lines split by '\n'; NULL: not listed */
-  const char *shown_as;  /* --help's name column when not "--name ARG" */
-  const char *(*help_of)(void); /* help text made elsewhere (NULL: help) */
-  Setter *set;
-  size_t field;          /* offsetof(pbd_CliOptions, ...) for the generic setters */
-  long long min, max;    /* set_count's range */
-  /* .pbdiff: the key (NULL: not a key), whether its value is a file name
-   * (relative to the config's directory), and the options that, given on
-   * the command line, win over it (space-separated; the key's own name
-   * always does). */
-  const char *config_key;
-  bool config_file;
-  const char *yields_to;
-  /* the values the argument takes, space-separated, for shell completion
-   * (pbdiff --complete-values); NULL: any */
-  const char *(*values)(void);
-};
-
-#define FIELD(f) offsetof(pbd_CliOptions, f)
-
-static bool *bool_at(pbd_CliOptions *o, const Option *opt) { return (bool *)((char *)o + opt->field); }
-
-static bool set_flag(pbd_CliOptions *o, const Option *opt, const char *arg, char *why, size_t n) {
-  if (!arg || !*arg || !strcmp(arg, "true") || !strcmp(arg, "yes") || !strcmp(arg, "on") ||
-      !strcmp(arg, "1")) {
-    *bool_at(o, opt) = true;
-  } else if (!strcmp(arg, "false") || !strcmp(arg, "no") || !strcmp(arg, "off") || !strcmp(arg, "0")) {
-    *bool_at(o, opt) = false;
-  } else {
-    snprintf(why, n, "%s wants true or false", opt->name);
-    return false;
-  }
-  return true;
-}
-
-static bool set_string(pbd_CliOptions *o, const Option *opt, const char *arg, char *why, size_t n) {
-  (void)why, (void)n;
-  *(const char **)((char *)o + opt->field) = arg;
-  return true;
-}
-
-bool pbd_Cli_RoomFor(void *array, size_t n, size_t elem) {
-  void **p = array;
-  if (n & (n - 1)) return true; /* room up to the next power of two */
-  size_t cap = n ? 2 * n : 1;
-  if (cap > SIZE_MAX / elem) return false;
-  void *np = realloc(*p, cap * elem);
-  if (!np) return false;
-  *p = np;
-  return true;
-}
-
-static bool push(pbd_StrList *l, const char *v) {
-  if (!pbd_Cli_RoomFor(&l->v, l->n, sizeof *l->v)) return false;
-  l->v[l->n++] = v;
-  return true;
-}
-
-static bool set_list(pbd_CliOptions *o, const Option *opt, const char *arg, char *why, size_t n) {
-  if (push((pbd_StrList *)((char *)o + opt->field), arg)) return true;
-  snprintf(why, n, "out of memory");
-  return false;
-}
-
-static bool parse_count(const Option *opt, const char *arg, long long *v, char *why, size_t n) {
-  char *end;
-  *v = strtoll(arg, &end, 10);
-  if (*end || end == arg || *v < opt->min || *v > opt->max) {
-    snprintf(why, n, "--%s wants a number from %lld to %lld, not '%s'", opt->name, opt->min,
-             opt->max, arg);
-    return false;
-  }
-  return true;
-}
-
-/* The counts are of three C types; the row's field says which by name. */
-static bool set_count_ll(pbd_CliOptions *o, const Option *opt, const char *arg, char *why, size_t n) {
-  return parse_count(opt, arg, (long long *)((char *)o + opt->field), why, n);
-}
-
-static bool set_count_int(pbd_CliOptions *o, const Option *opt, const char *arg, char *why, size_t n) {
-  long long v;
-  if (!parse_count(opt, arg, &v, why, n)) return false;
-  *(int *)((char *)o + opt->field) = (int)v;
-  return true;
-}
-
-static bool set_count_size(pbd_CliOptions *o, const Option *opt, const char *arg, char *why, size_t n) {
-  long long v;
-  if (!parse_count(opt, arg, &v, why, n)) return false;
-  *(size_t *)((char *)o + opt->field) = (size_t)v;
-  return true;
-}
-
-/* --framing NAME: the inputs are streams cut that way. */
-static bool set_framing(pbd_CliOptions *o, const Option *opt, const char *arg, char *why, size_t n) {
-  pbd_Framing f;
-  if (!pbd_Framing_FromName(arg, &f)) {
-    snprintf(why, n, "--%s wants delimited, tfrecord, grpc, confluent, confluent-value or confluent-keyed, not '%s'", opt->name, arg);
-    return false;
-  }
-  o->framing = f;
-  o->delimited = true;
-  return true;
-}
-
-/* The values of the options that take a word from a list (shell completion). */
-static const char *framing_values(void) {
-  static char names[128];
-  if (!names[0])
-    for (int f = kPbd_Framing_None + 1; f <= kPbd_Framing_ConfluentKeyed; f++)
-      snprintf(names + strlen(names), sizeof names - strlen(names), "%s%s", names[0] ? " " : "",
-               pbd_Framing_Name((pbd_Framing)f));
-  return names;
-}
-static const char *input_format_values(void) { return "binary textproto json"; }
-static const char *compression_values(void) { return "auto gzip none"; }
-static const char *plain_format_values(void) { return "text json"; }
-static const char *color_values(void) { return "auto always never"; }
-static const char *report_format_values(void) {
-  static char names[128]; /* "text, json, junit or paths" as words */
-  if (!names[0]) {
-    const char *p = pbd_Report_FormatNames();
-    for (size_t n = 0; *p && n + 1 < sizeof names; p++) {
-      if (*p == ',') continue;
-      if (!strncmp(p, " or ", 4)) p += 3;
-      names[n++] = *p;
-    }
-  }
-  return names;
-}
-
-/* A tolerance's number: finite and not negative. */
-static bool parse_tolerance(const char *s, double *v) {
-  char *end;
-  *v = strtod(s, &end);
-  return !*end && end != s && *v >= 0 && *v <= 1e300;
-}
-
-bool pbd_Cli_ScopedTolerance(const char *spec, size_t *scope_len, double *value) {
-  const char *eq = strrchr(spec, '=');
-  if (!eq || eq == spec) return false;
-  *scope_len = (size_t)(eq - spec);
-  return parse_tolerance(eq + 1, value);
-}
-
-/* A float tolerance: X, the global value, or SCOPE=X for a field or a path
- * pattern, kept as given until a schema resolves the scope (cli/rules.c). */
-static bool set_tolerance(pbd_CliOptions *o, const Option *opt, const char *arg, char *why, size_t n) {
-  double v;
-  size_t scope_len;
-  if (!strchr(arg, '=') && parse_tolerance(arg, &v)) {
-    *(double *)((char *)o + opt->field) = v;
-    return true;
-  }
-  if (strchr(arg, '=') && pbd_Cli_ScopedTolerance(arg, &scope_len, &v)) {
-    bool margin = opt->field == FIELD(compare.diff.float_margin);
-    if (push(margin ? &o->scoped_margins : &o->scoped_fractions, arg)) return true;
-    snprintf(why, n, "out of memory");
-    return false;
-  }
-  snprintf(why, n,
-           "--%s wants a number >= 0, or FIELD=NUMBER or PATTERN=NUMBER for part of the "
-           "message, not '%s'",
-           opt->name, arg);
-  return false;
-}
-
-/* Whether a scoped tolerance (checked when given) is above 0. */
-static bool any_scoped_above_zero(const pbd_StrList *l) {
-  for (size_t i = 0; i < l->n; i++) {
-    size_t scope_len;
-    double v;
-    if (pbd_Cli_ScopedTolerance(l->v[i], &scope_len, &v) && v > 0) return true;
-  }
-  return false;
-}
-
-static bool set_input_format(pbd_CliOptions *o, const Option *opt, const char *arg, char *why,
-                             size_t n) {
-  pbd_InputFormat f;
-  if (!strcmp(arg, "binary")) f = kPbd_InputFormat_Binary;
-  else if (!strcmp(arg, "textproto")) f = kPbd_InputFormat_TextProto;
-  else if (!strcmp(arg, "json")) f = kPbd_InputFormat_Json;
-  else {
-    snprintf(why, n, "unknown input format '%s' (use binary, textproto or json)", arg);
-    return false;
-  }
-  /* --left-format, --right-format, or both (cat's and hash's --format);
-   * .pbdiff's format fills the sides the command line left to the guess */
-  if (opt->field == FIELD(left_format) || opt->field == FIELD(right_format)) {
-    *(pbd_InputFormat *)((char *)o + opt->field) = f;
-  } else if (opt->commands) {
-    o->left_format = o->right_format = f;
-  } else {
-    if (o->left_format == kPbd_InputFormat_Guess) o->left_format = f;
-    if (o->right_format == kPbd_InputFormat_Guess) o->right_format = f;
-  }
-  return true;
-}
-
-static bool set_label(pbd_CliOptions *o, const Option *opt, const char *arg, char *why, size_t n) {
-  if (o->labels.n < 2) return set_list(o, opt, arg, why, n);
-  snprintf(why, n, "-L is given at most twice (LEFT, then RIGHT)");
-  return false;
-}
-
-static bool set_report_format(pbd_CliOptions *o, const Option *opt, const char *arg, char *why,
-                              size_t n) {
-  (void)opt;
-  o->patch = !strcmp(arg, "patch"); /* not a report: the patch's own writer */
-  if (o->patch || pbd_Report_FormatByName(arg, &o->format)) return true;
-  snprintf(why, n, "unknown format '%s' (use %s, or patch)", arg, pbd_Report_FormatNames());
-  return false;
-}
-
-/* --input-compression auto|gzip|none. */
-static bool set_compression(pbd_CliOptions *o, const Option *opt, const char *arg, char *why,
-                            size_t n) {
-  if (pbd_Compression_FromName(arg, &o->compression)) return true;
-  snprintf(why, n, "--%s wants auto, gzip or none, not '%s'", opt->name, arg);
-  return false;
-}
-
-/* cat's and hash's --format: text or JSON (the input's is --input-format). */
-static bool set_plain_format(pbd_CliOptions *o, const Option *opt, const char *arg, char *why,
-                             size_t n) {
-  (void)opt;
-  if (!strcmp(arg, "text") || !strcmp(arg, "json") || !strcmp(arg, "binary")) {
-    o->json = arg[0] == 'j';
-    o->binary = arg[0] == 'b';
-    return true;
-  }
-  snprintf(why, n,
-           "unknown format '%s' (use text, json or binary; the inputs' encoding is --input-format)",
-           arg);
-  return false;
-}
-
-static bool set_favor(pbd_CliOptions *o, const Option *opt, const char *arg, char *why, size_t n) {
-  (void)opt;
-  if (!strcmp(arg, "ours") || !strcmp(arg, "theirs")) {
-    o->favor = arg[0] == 'o' ? 1 : 2; /* kPbd_Favor_Ours, kPbd_Favor_Theirs */
-    return true;
-  }
-  snprintf(why, n, "--favor wants ours or theirs, not '%s'", arg);
-  return false;
-}
-
-/* The report formats' help, and the patch. */
-static const char *format_help(void) {
-  static pbd_Buf help;
-  if (!help.len)
-    pbd_Buf_Printf(&help, "%s;\n'patch': a guarded patch for pbdiff apply\n(docs/patch.md)",
-                   pbd_Report_FormatHelp());
-  return help.oom ? "" : help.data;
-}
-
-static bool set_stat(pbd_CliOptions *o, const Option *opt, const char *arg, char *why, size_t n) {
-  o->report.stat = true;
-  if (!arg) return true;
-  long long depth;
-  if (!parse_count(opt, arg, &depth, why, n)) return false;
-  o->report.stat_depth = (size_t)depth;
-  return true;
-}
-
-static bool set_color(pbd_CliOptions *o, const Option *opt, const char *arg, char *why, size_t n) {
-  (void)opt;
-  o->color = arg ? arg : "always"; /* --color alone, as git */
-  if (pbd_Report_ColorModeValid(o->color)) return true;
-  snprintf(why, n, "--color wants auto, always or never, not '%s'", o->color);
-  return false;
-}
-
 /* ---- The table ------------------------------------------------------------- */
 
-#define FLAG(f) .set = set_flag, .field = FIELD(f)
-#define STRING(f) .set = set_string, .field = FIELD(f)
-#define LIST(f) .set = set_list, .field = FIELD(f)
+#define FLAG(f) .set = opt_set_flag, .field = FIELD(f)
+#define STRING(f) .set = opt_set_string, .field = FIELD(f)
+#define LIST(f) .set = opt_set_list, .field = FIELD(f)
 
 static const Option kOptions[] = {
     /* schema */
@@ -369,14 +74,14 @@ static const Option kOptions[] = {
      "with their keys, as\nkcat -f '%K%k%R%s' writes them: --record-key kafka-key\n"
      "pairs records by it); a record's key, schema id and\nmessage indexes are shown, and "
      "where they differ\nnoted, not counted as differences",
-     NULL, .set = set_framing, .config_key = "framing", .values = framing_values},
+     NULL, .set = opt_set_framing, .config_key = "framing", .values = opt_framing_values},
     {"input-compression", 0, "C", kAll, kSecInputs,
      "gzip, none or auto (the default: gzip where an input\nbegins with a whole, valid gzip "
      "header and inflates;\nelse its bytes as they are)",
-     NULL, .set = set_compression, .config_key = "input-compression",
-     .values = compression_values},
+     NULL, .set = opt_set_compression, .config_key = "input-compression",
+     .values = opt_compression_values},
     {"skip-prefix", 0, "N", kAll, kSecInputs, "drop the first N bytes of each input (a fixed header)",
-     NULL, .set = set_count_ll, .field = FIELD(skip_prefix), .min = 0, .max = 1LL << 40,
+     NULL, .set = opt_set_count_ll, .field = FIELD(skip_prefix), .min = 0, .max = 1LL << 40,
      .config_key = "skip-prefix"},
     {"equivalent", 0, NULL, kAll, kSecInputs, "a field set to its default equals an unset field",
      NULL, FLAG(compare.read.equivalent), .config_key = "equivalent"},
@@ -387,33 +92,33 @@ static const Option kOptions[] = {
     {"max-input-bytes", 0, "N", kAll, kSecInputs,
      "the most an input or schema file may hold, after\ndecompression (default 2 GiB, "
      "protobuf's own limit)",
-     NULL, .set = set_count_ll, .field = FIELD(max_input), .min = 1, .max = 1LL << 40},
+     NULL, .set = opt_set_count_ll, .field = FIELD(max_input), .min = 1, .max = 1LL << 40},
     {"max-memory", 0, "N", kAll, kSecInputs,
      "the most memory, in bytes, for the trees of the parts\nthat differ (default 1 GiB + 32 per input byte); not a\ncap on the process: what grows linearly with the inputs\n(the hash pass, stream indexes, alignment) is apart,\ndocs/limits.md",
-     NULL, .set = set_count_size, .field = FIELD(compare.max_memory), .min = 1 << 20,
+     NULL, .set = opt_set_count_size, .field = FIELD(compare.max_memory), .min = 1 << 20,
      .max = 1LL << 50},
     {"max-depth", 0, "N", kAll, kSecInputs, "nesting limit for messages and groups (default 100)",
-     NULL, .set = set_count_int, .field = FIELD(compare.read.max_depth), .min = 1,
+     NULL, .set = opt_set_count_int, .field = FIELD(compare.read.max_depth), .min = 1,
      .max = kPbd_MaxDepthLimit},
     {"left-format", 0, "F", kCompare, kSecInputs,
      "binary, textproto or json (default: from the extension:\n.textproto .txtpb .pbtxt -> "
      "textproto, .json -> json)",
-     "--left-format F, --right-format F", .set = set_input_format, .field = FIELD(left_format),
-     .values = input_format_values},
-    {"right-format", 0, "F", kCompare, kSecInputs, NULL, NULL, .set = set_input_format,
-     .field = FIELD(right_format), .values = input_format_values},
+     "--left-format F, --right-format F", .set = opt_set_input_format, .field = FIELD(left_format),
+     .values = opt_input_format_values},
+    {"right-format", 0, "F", kCompare, kSecInputs, NULL, NULL, .set = opt_set_input_format,
+     .field = FIELD(right_format), .values = opt_input_format_values},
     {"input-format", 0, "F", kAll, kSecInputs,
      "the inputs' encoding: binary, textproto or json\n(default: from the extension)", NULL,
-     .set = set_input_format, .field = FIELD(schemas) /* neither side: both */,
-     .values = input_format_values},
+     .set = opt_set_input_format, .field = FIELD(schemas) /* neither side: both */,
+     .values = opt_input_format_values},
     {"textconv", 0, NULL, kCat, kSecInputs,
      "as git's textconv filter: a file that is not protobuf\n(a Git LFS pointer, a stray file) "
      "prints why and its\nbytes' digest, and is no error (docs/git.md)",
      NULL, FLAG(textconv)},
     {"input-format", 0, "F", 0 /* .pbdiff only */, kSecInputs, NULL, NULL,
-     .set = set_input_format, .field = FIELD(schemas), .config_key = "input-format"},
+     .set = opt_set_input_format, .field = FIELD(schemas), .config_key = "input-format"},
     {"format", 0, "F", 0 /* .pbdiff: input-format's old name */, kSecInputs, NULL, NULL,
-     .set = set_input_format, .field = FIELD(schemas), .config_key = "format"},
+     .set = opt_set_input_format, .field = FIELD(schemas), .config_key = "format"},
     /* comparison */
     {"float-bits", 0, NULL, kAll, kSecComparison,
      "compare floats by bit pattern (NaN != NaN, -0 != 0)", NULL, FLAG(compare.read.float_bits)},
@@ -422,11 +127,11 @@ static const Option kOptions[] = {
      "(full name)\nor a path pattern (as --ignore takes them):\n"
      "'graph.initializer[*].float_data=1e-6'; repeatable,\nthe last SCOPE that matches wins, "
      "else the plain X",
-     NULL, .set = set_tolerance, .field = FIELD(compare.diff.float_margin),
+     NULL, .set = opt_set_tolerance, .field = FIELD(compare.diff.float_margin),
      .config_key = "float-margin"},
     {"float-fraction", 0, "Y|SCOPE=Y", kCompare, kSecComparison,
      "floats equal when |a-b| <= Y * max(|a|,|b|);\nSCOPE=Y as --float-margin's SCOPE=X",
-     NULL, .set = set_tolerance, .field = FIELD(compare.diff.float_fraction),
+     NULL, .set = opt_set_tolerance, .field = FIELD(compare.diff.float_fraction),
      .config_key = "float-fraction"},
     /* matching */
     {"key", 0, "FIELD=SUB[+SUB...]", kCompare, kSecMatching,
@@ -448,13 +153,13 @@ static const Option kOptions[] = {
     {"quiet", 'q', NULL, kCompare, kSecOutput, "print nothing; the exit status tells", NULL,
      FLAG(quiet)},
     {"format", 0, "FMT", kCompare, kSecOutput, NULL /* from the table of formats */, NULL,
-     .set = set_report_format, .help_of = format_help, .values = report_format_values},
+     .set = opt_set_report_format, .help_of = opt_format_help, .values = opt_report_format_values},
     {"format", 0, "FMT", kCat | kHash, kSecOutput,
      "'text' (default) or 'json': cat prints the canonical\nform in text format or in the protobuf "
      "JSON mapping\n(one line per message); hash prints 'FINGERPRINT  FILE'\nlines or one JSON "
      "object per line; cat's 'binary' writes\nthe canonical protobuf bytes (a normaliser; with\n"
      "--delimited, each message after its varint length)",
-     NULL, .set = set_plain_format, .values = plain_format_values},
+     NULL, .set = opt_set_plain_format, .values = opt_plain_format_values},
     {"sha256", 0, NULL, kHash, kSecOutput,
      "the cryptographic fingerprint pbs1:<SHA-256> instead of\npbh1 (docs/security.md: which to "
      "use when)",
@@ -462,15 +167,15 @@ static const Option kOptions[] = {
     {"color", 0, "[=WHEN]", kCompare, kSecOutput,
      "colour the text report: auto (default: when standard\noutput is a terminal and NO_COLOR is "
      "unset), always, never",
-     NULL, .set = set_color, .values = color_values},
-    {"colour", 0, "[=WHEN]", kCompare, kSecOutput, NULL, NULL, .set = set_color,
-     .values = color_values},
+     NULL, .set = opt_set_color, .values = opt_color_values},
+    {"colour", 0, "[=WHEN]", kCompare, kSecOutput, NULL, NULL, .set = opt_set_color,
+     .values = opt_color_values},
     {"max-diffs", 0, "N", kCompare, kSecOutput, "show the first N differences, then how many more\n(html: 2000 by default)",
-     NULL, .set = set_count_size, .field = FIELD(report.max_diffs), .min = 1, .max = 1LL << 40},
+     NULL, .set = opt_set_count_size, .field = FIELD(report.max_diffs), .min = 1, .max = 1LL << 40},
     {"max-value-lines", 0, "N", kCompare, kSecOutput,
      "a message value too long for one line (an added or\nremoved element) is shown over "
      "several, at most N\n(default 40), then how many more lines it has",
-     NULL, .set = set_count_size, .field = FIELD(report.max_value_lines), .min = 1,
+     NULL, .set = opt_set_count_size, .field = FIELD(report.max_value_lines), .min = 1,
      .max = 1LL << 40},
     {"no-pager", 0, NULL, kCompare, kSecOutput,
      "do not send the text report through a pager ($PBDIFF_PAGER,\n$PAGER or less -FRX when "
@@ -479,11 +184,11 @@ static const Option kOptions[] = {
     {"stat", 0, "[=DEPTH]", kCompare, kSecOutput,
      "counts by kind and by field instead of the list: by\ntop-level field, or by the first DEPTH "
      "fields of each\npath (--stat=2: graph.node, graph.initializer)",
-     NULL, .set = set_stat, .min = 1, .max = 100},
+     NULL, .set = opt_set_stat, .min = 1, .max = 100},
     {"label", 'L', "NAME", kCompare, kSecOutput,
      "name LEFT (the first -L) and RIGHT (the second) in the\nreport, as diff -L: "
      "'--- NAME' and '+++ NAME' lines before\nthe differences; JSON's left_name and right_name",
-     NULL, .set = set_label, .field = FIELD(labels)},
+     NULL, .set = opt_set_label, .field = FIELD(labels)},
     {"explain", 0, NULL, kCompare, kSecOutput,
      "when the inputs are equal but their bytes differ, list the\nencoding differences (field "
      "order, packed, varints, ...)",
@@ -503,7 +208,7 @@ static const Option kOptions[] = {
      NULL, STRING(conflicts_file)},
     {"favor", 0, "SIDE", kMerge, kSecOutput,
      "resolve conflicts with ours or theirs (default: none;\nOURS' value stays and the merge exits 1)",
-     NULL, .set = set_favor},
+     NULL, .set = opt_set_favor},
     /* directories */
     {"record-key", 0, "PATH", kCompare | kHash, kSecCorpus,
      "records are known by this field (`id`,\n`header.request_id`, several joined by '+'): "
@@ -512,14 +217,14 @@ static const Option kOptions[] = {
      NULL, STRING(record_key), .config_key = "record-key"},
     {"examples", 0, "N", kCompare, kSecCorpus,
      "--stat with --record-key: the keys of up to N records\nper path (default 3)",
-     NULL, .set = set_count_size, .field = FIELD(examples), .min = 1, .max = 1000,
+     NULL, .set = opt_set_count_size, .field = FIELD(examples), .min = 1, .max = 1000,
      .config_key = "examples"},
     {"section", 0, "GLOB", kNoise, kSecCorpus,
      "the [file \"GLOB\"] of the section written (default *)", NULL, STRING(section)},
     {"recursive", 'r', NULL, kCompare, kSecDirs,
      "compare DIR1 and DIR2 file by file (by relative path)", NULL, FLAG(recursive)},
     {"jobs", 'j', "N", kCompare, kSecDirs, "compare N files at a time (default: the number of cores)",
-     NULL, .set = set_count_int, .field = FIELD(jobs), .min = 1, .max = 1024},
+     NULL, .set = opt_set_count_int, .field = FIELD(jobs), .min = 1, .max = 1024},
     {"summary", 0, NULL, kCompare, kSecDirs, "one line per file instead of the differences", NULL,
      FLAG(summary)},
     /* the rest (handled by the parser itself) */
@@ -731,8 +436,8 @@ static void check_combinations(pbd_Command cmd, const pbd_CliOptions *o) {
     die_usage(cmd, "--stat is a text report; it does not go with --format %s",
               pbd_Report_FormatName(o->format));
   if (r->float_bits && (d->float_margin > 0 || d->float_fraction > 0 ||
-                        any_scoped_above_zero(&o->scoped_margins) ||
-                        any_scoped_above_zero(&o->scoped_fractions)))
+                        opt_any_scoped_above_zero(&o->scoped_margins) ||
+                        opt_any_scoped_above_zero(&o->scoped_fractions)))
     die_usage(cmd, "%s", "--float-bits and a float tolerance contradict each other");
   if (o->config && o->no_config)
     die_usage(cmd, "%s", "--config and --no-config contradict each other");
@@ -898,7 +603,7 @@ pbd_CliOptions pbd_Cli_ApplyConfig(const pbd_CliOptions *base, const int *keys,
   for (size_t i = 0; i < kLists; i++) { /* its own copies */
     pbd_StrList from = *lists[i];
     *lists[i] = (pbd_StrList){NULL, 0};
-    for (size_t k = 0; k < from.n; k++) push(lists[i], from.v[k]);
+    for (size_t k = 0; k < from.n; k++) opt_push(lists[i], from.v[k]);
   }
   for (size_t i = 0; i < n; i++) {
     const Option *opt = &kOptions[keys[i]];
