@@ -36,7 +36,7 @@ ONNX_PROTO = "/usr/include/onnx/onnx.proto"
 
 # name -> (kind, MB, files beyond NAME.onnx / NAME.reenc.onnx)
 SETS = {
-    "f": ("fields", 50, ("change", "copy")),
+    "f": ("fields", 50, ("change", "copy", "change2")),
     "t": ("tensors", 200, ("change", "copy")),
     "f10": ("fields", 5, ()),
     "f200": ("fields", 100, ()),
@@ -307,11 +307,14 @@ def bump_first_int(n):
 
 
 def field_heavy(rng, target):
-    """Returns (graph, changed graph): mostly nodes, with a value_info every 8th
-    node and a small initializer every 64th; the change is one AttributeProto.i,
-    in the first node with one past the middle of the file."""
+    """Returns (graph, changed graph, graph changed elsewhere): mostly nodes,
+    with a value_info every 8th node and a small initializer every 64th; the
+    change is one AttributeProto.i, in the first node with one past the middle
+    of the file, and elsewhere in the first with one past its first quarter (a
+    second edit for a three-way merge; no random draw of its own, so the
+    other files stay the same)."""
     graph = [(2, "s", b"field_heavy"), (10, "s", b"many small messages")]
-    changed, size, k = None, 0, 0
+    changed, changed2, size, k = None, None, 0, 0
     while size < target:
         n = node(rng, k)
         p = Pre(n)
@@ -321,6 +324,10 @@ def field_heavy(rng, target):
             n2 = bump_first_int(n)
             if n2:
                 changed = (len(graph) - 1, (1, "m", Pre(n2)))
+        if changed2 is None and size > target // 4:
+            n2 = bump_first_int(n)
+            if n2:
+                changed2 = (len(graph) - 1, (1, "m", Pre(n2)))
         if k % 8 == 0:
             p = Pre(value_info(rng, b"t%d" % k))
             graph.append((13, "m", p))
@@ -332,9 +339,10 @@ def field_heavy(rng, target):
         k += 1
     graph.append((11, "m", Pre(value_info(rng, b"t0"))))
     graph.append((12, "m", Pre(value_info(rng, b"t%d" % (k - 1)))))
-    g2 = list(graph)
+    g2, g3 = list(graph), list(graph)
     g2[changed[0]] = changed[1]
-    return graph, g2
+    g3[changed2[0]] = changed2[1]
+    return graph, g2, g3
 
 
 def tensor_heavy(rng, target):
@@ -378,7 +386,7 @@ def tensor_heavy(rng, target):
     graph.append((12, "m", Pre(value_info(rng, b"t199"))))
     g2 = list(graph)
     g2[changed[0]] = changed[1]
-    return graph, g2
+    return graph, g2, None
 
 
 # ---------------------------------------------------------------- files
@@ -395,12 +403,14 @@ def make_set(d, name, kind, mb, extra, seed):
     """Writes NAME.onnx, NAME.reenc.onnx and the extra files; returns paths."""
     rng = random.Random(seed)
     gen = field_heavy if kind == "fields" else tensor_heavy
-    graph, changed = gen(rng, int(mb * 1e6))
+    graph, changed, changed2 = gen(rng, int(mb * 1e6))
     base = os.path.join(d, name)
     write(base + ".onnx", encode(model(graph), False))
     write(base + ".reenc.onnx", encode(model(graph), True))
     if "change" in extra:
         write(base + ".change.onnx", encode(model(changed), True))
+    if "change2" in extra and changed2:
+        write(base + ".change2.onnx", encode(model(changed2), False))
     if "copy" in extra:
         shutil.copyfile(base + ".onnx", base + ".copy.onnx")
     return [base + s for s in (".onnx", ".reenc.onnx")] + \

@@ -192,6 +192,25 @@ for tool in $CORPUS_TOOLS; do
   measure c.ch c "$tool" c.left.bin c.right.bin "$([ "$tool" = cat ] && echo 0 || echo 1)"
 done
 
+# ------------------------------------------------------------------ patch, merge
+# pbdiff apply of the one-change patch (f.onnx to f.change.onnx) to f.onnx, and
+# pbdiff merge of two one-change edits of f.onnx at different nodes
+# (f.change.onnx, and f.change2.onnx written by gen_onnx.py), next to
+# pbdiff -q on the one-change pair.
+"$PBDIFF" --format patch -s "$DESC" -t "$TYPE" "$D/f.onnx" "$D/f.change.onnx" >"$D/f.pbpatch" ||
+  [ $? -eq 1 ] || WARNINGS+=("WARNING: pbdiff --format patch on f.onnx vs f.change.onnx failed")
+export PATCH_FILE=$D/f.pbpatch OURS_FILE=$D/f.change.onnx OUT_FILE=$D/f.out.onnx
+# shellcheck disable=SC2016
+CMD[ap]='exec "$PBDIFF" apply -s "$DESC" -t "$TYPE" -o "$OUT_FILE" "$PATCH_FILE" "$L"'
+# shellcheck disable=SC2016
+CMD[mg]='exec "$PBDIFF" merge -s "$DESC" -t "$TYPE" -o "$OUT_FILE" "$L" "$OURS_FILE" "$R"'
+NAME[ap]="pbdiff apply"
+NAME[mg]="pbdiff merge"
+measure f.ap f ap f.onnx f.onnx 0
+measure f.mg f mg f.onnx f.change2.onnx 0
+"$PBDIFF" -q -s "$DESC" -t "$TYPE" "$OUT_FILE" "$D/f.onnx" &&
+  WARNINGS+=("WARNING: the merge of two edits equals f.onnx")
+
 # ------------------------------------------------------------------ shapes
 # Inputs whose cost per byte depends on their shape: 25 M empty sub-messages
 # (schemaless, 50 MB a side) against the same with the last one changed, and
@@ -311,6 +330,19 @@ table() {
   echo "$row $(awk -v r="${RES[c.ch:cq]}" -v n="$CORPUS_N" -v b=$(($(size c.left.bin) + $(size c.right.bin))) 'BEGIN {
     if (split(r, v, " ") < 3 || v[1] == "error") { printf "– | –"; exit }
     printf "%.0f | %.1fx", 2 * n / (v[1] / 1e9), v[2] * 1024 / b }') |"
+  echo
+  echo "Patch and merge on the field-heavy model (ratios to \`pbdiff -q f.onnx f.change.onnx\`):"
+  echo
+  echo "| step | time | peak RSS | ratio to pbdiff -q |"
+  echo "|---|---|---|---|"
+  for s in "f.ap ap apply of the one-change patch (f.pbpatch) to f.onnx" \
+           "f.mg mg merge of f.change.onnx and f.change2.onnx, base f.onnx"; do
+    read -r key tool what <<<"$s"
+    awk -v r="${RES[$key:$tool]:-}" -v q="${RES[f.ch:pq]:-}" -v name="$what" 'BEGIN {
+      if (split(r, v, " ") < 3 || v[1] == "error" || split(q, w, " ") < 3) {
+        printf "| %s | no figure (%s) | | |\n", name, r; exit }
+      printf "| %s | %.3f s | %.0f MiB | %.1fx |\n", name, v[1] / 1e9, v[2] / 1024, v[1] / w[1] }'
+  done
   echo
   echo "Shapes: inputs whose cost per byte depends on their shape, each against the same with"
   echo "its last message changed; the bound is 1.5x the inputs + 64 MiB:"
