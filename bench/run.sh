@@ -211,6 +211,26 @@ measure f.mg f mg f.onnx f.change2.onnx 0
 "$PBDIFF" -q -s "$DESC" -t "$TYPE" "$OUT_FILE" "$D/f.onnx" &&
   WARNINGS+=("WARNING: the merge of two edits equals f.onnx")
 
+# ------------------------------------------------------------------ HTML report
+# --format html of the field-heavy one-change pair, and of two streams of
+# 100 000 small messages that all differ (100 000 differences): time and size.
+H_N=$(awk -v s="$SCALE" 'BEGIN { printf "%d", 100000 * s }')
+if [ "$(cat "$D/h.count" 2>/dev/null)" != "$H_N" ]; then
+  /usr/bin/python3 -c "import sys; n = int(sys.argv[2]); open(sys.argv[1] + '/h.left.bin', 'wb').write(b'\x02\x08\x01' * n); open(sys.argv[1] + '/h.right.bin', 'wb').write(b'\x02\x08\x02' * n)" "$D" "$H_N"
+  echo "$H_N" >"$D/h.count"
+fi
+export HTML_OUT=$D/report.html
+# shellcheck disable=SC2016
+CMD[hf]='exec "$PBDIFF" --format html -s "$DESC" -t "$TYPE" "$L" "$R" >"$HTML_OUT"'
+# shellcheck disable=SC2016
+CMD[hs]='exec "$PBDIFF" --format html --delimited "$L" "$R" >"$HTML_OUT"'
+NAME[hf]="pbdiff --format html"
+NAME[hs]="pbdiff --format html --delimited"
+measure f.html f hf f.onnx f.change.onnx 1
+HTML_F_SIZE=$(stat -c %s "$HTML_OUT")
+measure h.html h hs h.left.bin h.right.bin 1
+HTML_H_SIZE=$(stat -c %s "$HTML_OUT")
+
 # ------------------------------------------------------------------ shapes
 # Inputs whose cost per byte depends on their shape: 25 M empty sub-messages
 # (schemaless, 50 MB a side) against the same with the last one changed, and
@@ -342,6 +362,17 @@ table() {
       if (split(r, v, " ") < 3 || v[1] == "error" || split(q, w, " ") < 3) {
         printf "| %s | no figure (%s) | | |\n", name, r; exit }
       printf "| %s | %.3f s | %.0f MiB | %.1fx |\n", name, v[1] / 1e9, v[2] / 1024, v[1] / w[1] }'
+  done
+  echo
+  echo "HTML report (\`--format html\`, docs/html.md; at most 2000 differences shown by default):"
+  echo
+  echo "| pair | differences | time | peak RSS | page size |"
+  echo "|---|---|---|---|---|"
+  for s in "f.html hf $HTML_F_SIZE 1 f.onnx vs f.change.onnx" "h.html hs $HTML_H_SIZE $H_N two streams of $H_N messages, all changed"; do
+    read -r key tool bytes ndiff what <<<"$s"
+    awk -v r="${RES[$key:$tool]:-}" -v size="$bytes" -v n="$ndiff" -v name="$what" 'BEGIN {
+      if (split(r, v, " ") < 3 || v[1] == "error") { printf "| %s | %s | no figure (%s) | | |\n", name, n, r; exit }
+      printf "| %s | %s | %.3f s | %.0f MiB | %.0f KiB |\n", name, n, v[1] / 1e9, v[2] / 1024, size / 1024 }'
   done
   echo
   echo "Shapes: inputs whose cost per byte depends on their shape, each against the same with"
