@@ -70,37 +70,9 @@ static void md_cell(pbd_Buf *b, const char *s, size_t n) {
   pbd_Buf_Free(&t);
 }
 
-static void value_text(pbd_Buf *b, const pbd_Value *v) {
-  pbd_TextOptions o = {.max_bytes = 64, .cut_hash = true, .well_known = true, .max_message = 120};
-  pbd_Format_TextValue(b, v, &o);
-}
-
-/* The difference in words: `LEFT -> RIGHT`, `added RIGHT`, `removed LEFT`,
- * `unset -> set to RIGHT`, `moved [I] -> [J]`; a kind without words of its
- * own reads `KIND LEFT -> RIGHT`. */
-static void describe(pbd_Buf *b, const pbd_Edit *e) {
-  bool l = e->left.kind != kPbd_Value_None, r = e->right.kind != kPbd_Value_None;
-  switch (e->kind) {
-    case kPbd_Edit_Added: pbd_Buf_AppendStr(b, "added "), value_text(b, &e->right); return;
-    case kPbd_Edit_Removed: pbd_Buf_AppendStr(b, "removed "), value_text(b, &e->left); return;
-    case kPbd_Edit_Presence:
-      if (!l) pbd_Buf_AppendStr(b, "unset -> set to "), value_text(b, &e->right);
-      else pbd_Buf_AppendStr(b, "set to "), value_text(b, &e->left), pbd_Buf_AppendStr(b, " -> unset");
-      return;
-    case kPbd_Edit_Moved:
-      pbd_Buf_Printf(b, "moved [%lld] -> [%lld]", (long long)e->left_index, (long long)e->right_index);
-      return;
-    case kPbd_Edit_Changed: break;
-    default: pbd_Buf_Printf(b, "%s ", pbd_EditKind_String(e->kind)); break;
-  }
-  if (l) value_text(b, &e->left);
-  pbd_Buf_AppendStr(b, l && r ? " -> " : "");
-  if (r) value_text(b, &e->right);
-}
-
 static void side_cell(pbd_Buf *b, const pbd_Value *v) {
   pbd_Buf t = {0};
-  value_text(&t, v);
+  rp_short_value(&t, v);
   if (t.len) pbd_Buf_AppendStr(b, "<code>"), md_cell(b, t.data, t.len), pbd_Buf_AppendStr(b, "</code>");
   if (t.oom) b->oom = true;
   pbd_Buf_Free(&t);
@@ -114,7 +86,7 @@ static int gh_edit(pbd_Reporter *r, const pbd_Edit *e) {
   if (g->errors < kGh_MaxErrors) {
     pbd_Buf_Truncate(&g->msg, 0);
     pbd_Buf_Printf(&g->msg, "%s: ", path);
-    describe(&g->msg, e);
+    rp_describe_edit(&g->msg, e);
     pbd_Buf_Truncate(&g->cmd, 0);
     gh_command(&g->cmd, "error", r->o.right_name, g->msg.data, g->msg.len);
     if (g->msg.oom || rp_flush_line(r, &g->cmd)) return r->failed = true, 1;

@@ -2,6 +2,7 @@
  * shares (construction, counting, --max-diffs, --explain, colour, paths as
  * text); each format's own steps are in its file (text.c, json.c,
  * junit.c).  See report.h for the formats. */
+#include "pbdiff/format/format.h"
 #include "report/report_impl.h"
 
 #include <stdlib.h>
@@ -407,3 +408,31 @@ void rp_NameIndex_Free(rp_NameIndex *x) {
   free(x->slots);
   memset(x, 0, sizeof *x);
 }
+
+/* ---- one difference in words (github, sarif) ----------------------------- */
+
+void rp_short_value(pbd_Buf *b, const pbd_Value *v) {
+  pbd_TextOptions o = {.max_bytes = 64, .cut_hash = true, .well_known = true, .max_message = 120};
+  pbd_Format_TextValue(b, v, &o);
+}
+
+void rp_describe_edit(pbd_Buf *b, const pbd_Edit *e) {
+  bool l = e->left.kind != kPbd_Value_None, r = e->right.kind != kPbd_Value_None;
+  switch (e->kind) {
+    case kPbd_Edit_Added: pbd_Buf_AppendStr(b, "added "), rp_short_value(b, &e->right); return;
+    case kPbd_Edit_Removed: pbd_Buf_AppendStr(b, "removed "), rp_short_value(b, &e->left); return;
+    case kPbd_Edit_Presence:
+      if (!l) pbd_Buf_AppendStr(b, "unset -> set to "), rp_short_value(b, &e->right);
+      else pbd_Buf_AppendStr(b, "set to "), rp_short_value(b, &e->left), pbd_Buf_AppendStr(b, " -> unset");
+      return;
+    case kPbd_Edit_Moved:
+      pbd_Buf_Printf(b, "moved [%lld] -> [%lld]", (long long)e->left_index, (long long)e->right_index);
+      return;
+    case kPbd_Edit_Changed: break;
+    default: pbd_Buf_Printf(b, "%s ", pbd_EditKind_String(e->kind)); break;
+  }
+  if (l) rp_short_value(b, &e->left);
+  pbd_Buf_AppendStr(b, l && r ? " -> " : "");
+  if (r) rp_short_value(b, &e->right);
+}
+

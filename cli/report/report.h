@@ -104,7 +104,7 @@
 /* The output formats, X(Id) each, in --help's order: a new format is one
  * line here and one file (cli/report/NAME.c) defining its row
  * kPbd_FormatDef_Id (cli/report/report_impl.h). */
-#define PBD_REPORT_FORMATS(X) X(Text) X(Json) X(Junit) X(Paths) X(Html) X(Github)
+#define PBD_REPORT_FORMATS(X) X(Text) X(Json) X(Junit) X(Paths) X(Html) X(Github) X(Sarif)
 
 #define PBD_REPORT_FORMAT_ENUM(id) kPbd_Report_##id,
 typedef enum { PBD_REPORT_FORMATS(PBD_REPORT_FORMAT_ENUM) kPbd_Report_FormatCount } pbd_ReportFormat;

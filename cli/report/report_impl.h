@@ -147,6 +147,12 @@ int rp_text_edit(pbd_Reporter *r, const pbd_Edit *e);
 void rp_text_end(pbd_Reporter *r, bool equal);
 /* "equal", "differ", "error", "only-left" or "only-right" (text.c). */
 const char *rp_file_word(const pbd_FileResult *f);
+/* A value on one line, cut short (64 bytes of a string, 120 of a message). */
+void rp_short_value(pbd_Buf *b, const pbd_Value *v);
+/* The difference in words: `LEFT -> RIGHT`, `added RIGHT`, `removed LEFT`,
+ * `unset -> set to RIGHT`, `moved [I] -> [J]`; a kind without words of its
+ * own reads `KIND LEFT -> RIGHT` (the github and sarif formats). */
+void rp_describe_edit(pbd_Buf *b, const pbd_Edit *e);
 /* Seconds on a monotonic clock (junit's time attributes). */
 double rp_seconds_now(void);
 /* Writes head, then the document collected in s->doc, and frees head. */
