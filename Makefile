@@ -121,6 +121,7 @@ test: all $(TEST_BIN)
 	@$(MAKE) --no-print-directory scale
 	@$(MAKE) --no-print-directory python-test
 	@$(MAKE) --no-print-directory browser
+	@$(MAKE) --no-print-directory sarif
 
 # The same suite built with AddressSanitizer + UndefinedBehaviorSanitizer.
 test-asan:
@@ -146,6 +147,7 @@ include tests/property/property.mk
 include tests/scale/scale.mk
 include python/python.mk
 include tests/browser/browser.mk
+include tests/sarif/sarif.mk
 
 # Benchmark against cmp, cat, MessageDifferencer and protoc --decode: make bench
 # (bench/run.sh says which BENCH_* variables it reads; results in bench/results.md).
