@@ -274,7 +274,8 @@ static bool encode_text(const pbd_CliSchema *schema, const char *type, const uin
     goto done;
   }
   char *argv[] = {"protoc", type_arg.data, set_arg.data, NULL};
-  pbd_RunIo io = {.stdin_fd = in, .stderr_fd = msgs, .capture = out};
+  pbd_RunIo io = {.stdin_fd = in, .stderr_fd = msgs, .capture = out,
+                  .time_limit = pbd_Run_ProtocTimeLimit()};
   int rc = pbd_Run(argv, &io, "protobuf-compiler", &rs);
   if (rc < 0) {
     pbd_CliError_Set(e, false, "%s: %s", name, rs.msg);

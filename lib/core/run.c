@@ -3,11 +3,14 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/types.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 /* In the child: the streams as io says; false when one cannot be opened. */
@@ -57,16 +60,60 @@ bool pbd_Run_ReadFd(int fd, pbd_Buf *out) {
   }
 }
 
-/* Reads the child's standard output into the buffer until it closes it. */
-static void drain(int fd, pbd_Buf *b) {
+unsigned pbd_Run_ProtocTimeLimit(void) {
+  const char *v = getenv("PBDIFF_PROTOC_TIMEOUT");
+  char *end;
+  unsigned long n = v && *v ? strtoul(v, &end, 10) : 0;
+  return v && *v && !*end && n > 0 && n < 86400 ? (unsigned)n : 120;
+}
+
+static double now_seconds(void) {
+  struct timespec t;
+  clock_gettime(CLOCK_MONOTONIC, &t);
+  return (double)t.tv_sec + t.tv_nsec / 1e9;
+}
+
+/* Milliseconds left before the deadline (0: none set: wait without end). */
+static int ms_left(double deadline) {
+  if (deadline == 0) return -1;
+  double left = deadline - now_seconds();
+  return left <= 0 ? 0 : (int)(left * 1000) + 1;
+}
+
+/* Reads the child's standard output into the buffer until it closes it;
+ * false when the deadline passed first. */
+static bool drain(int fd, pbd_Buf *b, double deadline) {
   char chunk[4096];
-  ssize_t k;
-  while ((k = read(fd, chunk, sizeof chunk)) != 0) {
-    if (k < 0) {
-      if (errno == EINTR) continue;
-      break;
-    }
+  for (;;) {
+    struct pollfd p = {.fd = fd, .events = POLLIN};
+    int ms = ms_left(deadline);
+    if (ms == 0) return false;
+    int r = poll(&p, 1, ms);
+    if (r < 0 && errno == EINTR) continue;
+    if (r == 0) return false;
+    ssize_t k = read(fd, chunk, sizeof chunk);
+    if (k < 0 && errno == EINTR) continue;
+    if (k <= 0) return true;
     pbd_Buf_Append(b, chunk, (size_t)k);
+  }
+}
+
+/* Waits for the child; past the deadline it is killed (false). */
+static bool reap(pid_t pid, int *status, double deadline) {
+  for (;;) {
+    pid_t w = waitpid(pid, status, deadline ? WNOHANG : 0);
+    if (w == pid) return true;
+    if (w < 0 && errno != EINTR) return false;
+    if (deadline && now_seconds() > deadline) {
+      kill(pid, SIGKILL);
+      while (waitpid(pid, status, 0) < 0 && errno == EINTR) {
+      }
+      return false;
+    }
+    if (w == 0) {
+      struct timespec nap = {0, 5 * 1000 * 1000};
+      nanosleep(&nap, NULL);
+    }
   }
 }
 
@@ -104,19 +151,27 @@ int pbd_Run(char *const argv[], const pbd_RunIo *io, const char *install_hint, p
     pbd_Status_SetError(s, kPbd_Status_Io, "cannot run %s: %s", argv[0], strerror(fork_errno));
     return -1;
   }
+  double deadline = io->time_limit ? now_seconds() + io->time_limit : 0;
+  bool in_time = true;
   if (outpipe[0] >= 0) {
-    drain(outpipe[0], io->capture);
+    in_time = drain(outpipe[0], io->capture, deadline);
     close(outpipe[0]);
   }
+  if (!in_time) kill(pid, SIGKILL);
   int exec_errno = 0;
   ssize_t k;
   do k = read(errpipe[0], &exec_errno, sizeof exec_errno);
   while (k < 0 && errno == EINTR);
   close(errpipe[0]);
   int status;
-  pid_t w;
-  do w = waitpid(pid, &status, 0);
-  while (w < 0 && errno == EINTR);
+  in_time = reap(pid, &status, in_time ? deadline : 0) && in_time;
+  if (!in_time) {
+    pbd_Status_SetError(s, kPbd_Status_Io,
+                        "%s did not finish within %u s (stopped; a file it reads may be a FIFO "
+                        "or a device)",
+                        argv[0], io->time_limit);
+    return -1;
+  }
   if (k == (ssize_t)sizeof exec_errno) {
     if (exec_errno == ENOENT && install_hint)
       pbd_Status_SetError(s, kPbd_Status_Io, "cannot run %s (install %s)", argv[0], install_hint);
@@ -124,7 +179,7 @@ int pbd_Run(char *const argv[], const pbd_RunIo *io, const char *install_hint, p
       pbd_Status_SetError(s, kPbd_Status_Io, "cannot run %s: %s", argv[0], strerror(exec_errno));
     return -1;
   }
-  if (w < 0 || !WIFEXITED(status)) {
+  if (!WIFEXITED(status)) {
     pbd_Status_SetError(s, kPbd_Status_Io, "%s did not exit", argv[0]);
     return -1;
   }

@@ -217,7 +217,7 @@ bool pbd_DefPool_AddProtoFiles(pbd_DefPool *pool, const char *const *protos, siz
   pbd_Buf set = {0};
   if (ok && err_fd < 0) ok = false;
   if (ok) {
-    pbd_RunIo io = {.stderr_fd = err_fd, .capture = &set};
+    pbd_RunIo io = {.stderr_fd = err_fd, .capture = &set, .time_limit = pbd_Run_ProtocTimeLimit()};
     int rc = pbd_Run(argv, &io, "protobuf-compiler", s);
     if (rc != 0) {
       if (rc > 0) protoc_failure(what, err_fd, s);

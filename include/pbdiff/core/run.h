@@ -24,7 +24,16 @@ typedef struct {
   int stderr_fd;            /* a descriptor (> 0) to write to, or 0 */
   pbd_Buf *capture;         /* standard output into this buffer (stdout_fd 0) */
   bool quiet;               /* standard error (unless stderr_fd) and input to /dev/null */
+  /* The most seconds the program may take; past them it is killed and
+   * pbd_Run fails ("did not finish within N s").  0: no limit. */
+  unsigned time_limit;
 } pbd_RunIo;
+
+/* The time limit of the protoc runs: $PBDIFF_PROTOC_TIMEOUT seconds, else
+ * 120.  A .proto of a repository can import a FIFO or a device (a symbolic
+ * link to /dev/tty), which protoc would wait on or read without end, and
+ * git waits on pbdiff. */
+unsigned pbd_Run_ProtocTimeLimit(void);
 
 /* A new temporary file in $TMPDIR (else /tmp), open for reading and
  * writing, close-on-exec, and already unlinked: only its descriptor reaches
