@@ -415,10 +415,6 @@ double dw_similarity(Walk *w, const pbd_Value *a, const pbd_Value *b, uint32_t l
   return message_similarity(w, a->m, b->m, left_index);
 }
 
-bool dw_similar(Walk *w, const pbd_Value *a, const pbd_Value *b, uint32_t left_index) {
-  return dw_similarity(w, a, b, left_index) >= kPbd_Similar;
-}
-
 /* ---- Fields --------------------------------------------------------------- */
 
 /* A field present in one tree only (rule 7 decides the kind of edit). */

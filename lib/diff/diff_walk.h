@@ -73,7 +73,6 @@ int dw_diff_values(Walk *w, const pbd_Value *l, const pbd_Value *r);
  * kPbd_Similar (one half) up. */
 double dw_similarity(Walk *w, const pbd_Value *a, const pbd_Value *b, uint32_t left_index);
 extern const double kPbd_Similar;
-bool dw_similar(Walk *w, const pbd_Value *a, const pbd_Value *b, uint32_t left_index);
 
 /* Elements by key, for sorting (qsort with dw_compare_keyed: by key, then
  * index, so equal keys keep their order) and for finding the first of a key
