@@ -106,7 +106,7 @@ typedef struct {
   bool noise;                              /* pbdiff noise: a .pbdiff section of what differs */
   const char *section;                     /* noise --section GLOB */
   int jobs;                                /* -j N; 0: the number of cores */
-  uint64_t given;                          /* the options the command line gave,
+  uint64_t given[2];                       /* the options the command line gave,
                                               one bit per row of cli/options.c */
 } pbd_CliOptions;
 

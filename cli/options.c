@@ -234,9 +234,14 @@ static const Option kOptions[] = {
 };
 
 enum { kOptionCount = sizeof kOptions / sizeof kOptions[0] };
-_Static_assert(kOptionCount <= 64, "pbd_CliOptions.given has one bit per option");
+_Static_assert(kOptionCount <= 128, "pbd_CliOptions.given has one bit per option");
 
 static int option_index(const Option *opt) { return (int)(opt - kOptions); }
+
+static void mark_given(pbd_CliOptions *o, size_t i) { o->given[i / 64] |= 1ull << (i % 64); }
+static bool was_given(const pbd_CliOptions *o, size_t i) {
+  return (o->given[i / 64] >> (i % 64)) & 1;
+}
 
 /* The row for a name and a command (--format is two rows). */
 static const Option *find_option(const char *name, pbd_Command cmd) {
@@ -510,7 +515,7 @@ int pbd_Cli_ParseOptions(int argc, char **argv, pbd_Command cmd, pbd_CliOptions 
     }
     char why[512];
     if (!opt->set(o, opt, optarg, why, sizeof why)) die_usage(cmd, "%s", why);
-    o->given |= 1ull << option_index(opt);
+    mark_given(o, (size_t)option_index(opt));
   }
   check_combinations(cmd, o);
   derive(o);
@@ -582,13 +587,13 @@ bool pbd_Cli_CheckConfigValue(int key, const char *value, char *why, size_t n) {
 
 /* Whether the command line gave the option itself or one it yields to. */
 static bool command_line_wins(const pbd_CliOptions *base, const Option *opt) {
-  if (base->given & (1ull << option_index(opt))) return true;
+  if (was_given(base, (size_t)option_index(opt))) return true;
   const char *p = opt->yields_to ? opt->yields_to : "";
   while (*p) {
     size_t n = strcspn(p, " ");
     for (size_t i = 0; i < kOptionCount; i++)
       if (strlen(kOptions[i].name) == n && !strncmp(kOptions[i].name, p, n) &&
-          (base->given & (1ull << i)))
+          was_given(base, i))
         return true;
     p += n + (p[n] == ' ');
   }
