@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include "cli.h"
+#include "record_notes.h"
 #include "pbdiff/explain/explain.h"
 #include "pbdiff/inputs/decode.h"
 #include "pbdiff/wire/wire.h"
@@ -188,78 +189,27 @@ static void collect_pair(void *ctx, size_t i, size_t j) {
   p->n++;
 }
 
-/* A record's message indexes as `[1, 0]` (text and JSON alike). */
-static void index_path(pbd_Buf *b, const pbd_FramedMeta *m, size_t i) {
-  const pbd_RecordMeta *r = &m->records[i];
-  pbd_Buf_AppendChar(b, '[');
-  for (size_t k = 0; k < r->index_count; k++)
-    pbd_Buf_Printf(b, "%s%u", k ? ", " : "", (unsigned)m->indexes[r->first_index + k]);
-  pbd_Buf_AppendChar(b, ']');
-}
-
-/* One paired record whose metadata differ: a text line saying what
- * changed (`note: [1]: schema id 7 -> 8, message indexes [0] -> [2]`) and
- * a JSON object with both sides whole. */
-static void note_record(const pbd_FramedMeta *l, size_t i, const pbd_FramedMeta *r, size_t j,
-                        pbd_Buf *text, pbd_Buf *json) {
-  uint32_t lid = l->records[i].schema_id, rid = r->records[j].schema_id;
-  pbd_RecordValue lv = l->records[i].value, rv = r->records[j].value;
-  if (i == j) pbd_Buf_Printf(text, "note: [%zu]: ", i);
-  else pbd_Buf_Printf(text, "note: [%zu->%zu]: ", i, j);
-  pbd_Buf lidx = {0}, ridx = {0};
-  index_path(&lidx, l, i);
-  index_path(&ridx, r, j);
-  bool keys = pbd_RecordMeta_KeysDiffer(l, i, r, j);
-  if (keys) { /* confluent-keyed: the Kafka keys */
-    pbd_RecordMeta_FormatKey(text, l, i);
-    pbd_Buf_AppendStr(text, " -> ");
-    pbd_RecordMeta_FormatKey(text, r, j);
-  }
-  if (keys && (lv != rv || lid != rid)) pbd_Buf_AppendStr(text, ", ");
-  if (lv != rv) { /* a record without a value on a side: each side whole */
-    pbd_RecordMeta_Format(text, l, i);
-    pbd_Buf_AppendStr(text, " -> ");
-    pbd_RecordMeta_Format(text, r, j);
-  } else if (lid != rid) {
-    pbd_Buf_Printf(text, "schema id %u -> %u", (unsigned)lid, (unsigned)rid);
-  }
-  if (lv == rv && (lidx.len != ridx.len || (lidx.data && memcmp(lidx.data, ridx.data, lidx.len))))
-    pbd_Buf_Printf(text, "%smessage indexes %s -> %s", lid != rid || keys ? ", " : "",
-                   lidx.data ? lidx.data : "", ridx.data ? ridx.data : "");
-  pbd_Buf_AppendChar(text, '\n');
-  if (lidx.oom || ridx.oom) text->oom = true;
-  pbd_Buf_Free(&lidx);
-  pbd_Buf_Free(&ridx);
-  pbd_Buf_AppendStr(json, json->len > 1 ? ",\n  " : "\n  ");
-  pbd_Buf_Printf(json, "{\"left_message\": %zu, \"right_message\": %zu, "
-                       "\"left_schema_id\": %u, \"right_schema_id\": %u, \"left_indexes\": ",
-                 i, j, (unsigned)lid, (unsigned)rid);
-  index_path(json, l, i);
-  pbd_Buf_AppendStr(json, ", \"right_indexes\": ");
-  index_path(json, r, j);
-  static const char *const kValue[] = {"present", "tombstone", "empty"};
-  if (lv != rv)
-    pbd_Buf_Printf(json, ", \"left_value\": \"%s\", \"right_value\": \"%s\"", kValue[lv],
-                   kValue[rv]);
-  pbd_Buf_AppendChar(json, '}');
-}
-
-/* Notes for the paired records whose schema id or message indexes differ:
- * metadata, shown but not a difference (docs/semantics.md rule 14). */
+/* The notes on the paired records whose schema id, message indexes, value
+ * or key differ: metadata, shown but not a difference (docs/semantics.md
+ * rule 14), one line per kind of change as under --record-key. */
 static bool note_metadata(const Pairs *p, const pbd_CliInput *l, const pbd_CliInput *r,
-                          pbd_Reporter *rep) {
-  pbd_Buf text = {0}, json = {0};
-  pbd_Buf_AppendChar(&json, '[');
-  for (size_t k = 0; k < p->n; k++) {
+                          size_t max_lines, pbd_Reporter *rep) {
+  pbd_RecordNotes *notes = pbd_RecordNotes_New();
+  bool ok = notes != NULL;
+  for (size_t k = 0; ok && k < p->n; k++) {
     size_t i = p->ij[k][0], j = p->ij[k][1];
-    if (pbd_RecordMeta_Differ(&l->meta, i, &r->meta, j))
-      note_record(&l->meta, i, &r->meta, j, &text, &json);
+    if (!pbd_RecordMeta_Differ(&l->meta, i, &r->meta, j)) continue;
+    char where[48]; /* the pair as the report names a stream's messages */
+    if (i == j) snprintf(where, sizeof where, "%zu", i);
+    else snprintf(where, sizeof where, "%zu->%zu", i, j);
+    ok = pbd_RecordNotes_Add(notes, &l->meta, i, &r->meta, j, where);
   }
-  pbd_Buf_AppendStr(&json, json.len > 1 ? "\n]" : "]");
-  bool ok = !text.oom && !json.oom;
+  pbd_Buf text = {0}, json = {0};
+  ok = ok && pbd_RecordNotes_Write(notes, max_lines, &text, &json);
   if (ok && text.len) pbd_Reporter_Note(rep, text.data, json.data);
   pbd_Buf_Free(&text);
   pbd_Buf_Free(&json);
+  pbd_RecordNotes_Free(notes);
   return ok;
 }
 
@@ -338,7 +288,7 @@ int pbd_Cli_ComparePair(const pbd_CliOptions *o, const char *lpath, const char *
 
       } else {
         status = n ? kExitDifferent : kExitEqual;
-        if (co.diff.stream_pair && (pairs.oom || !note_metadata(&pairs, &l, &r, rep))) {
+        if (co.diff.stream_pair && (pairs.oom || !note_metadata(&pairs, &l, &r, o->report.max_diffs, rep))) {
           pbd_CliError_Set(e, false, "out of memory");
           status = kExitTrouble;
         }

@@ -23,6 +23,7 @@
 #include <sys/stat.h>
 
 #include "cli.h"
+#include "record_notes.h"
 #include "pbdiff/corpus/records.h"
 #include "pbdiff/pbdiff.h"
 
@@ -47,6 +48,7 @@ typedef struct {
   pbd_CompareOptions compare;
   pbd_Reporter *rep;              /* the edits' report, or NULL */
   pbd_CorpusStat *stat;           /* --stat and noise, or NULL */
+  pbd_RecordNotes *notes;         /* Confluent metadata of paired records, or NULL (-q) */
   pbd_CorpusTotals totals;
   pbd_Arena *arena;               /* trees of records added or removed */
   pbd_Buf key;                    /* the current record's key text */
@@ -282,6 +284,11 @@ static int on_pair(void *ctx, const pbd_RecordPair *p) {
     say_duplicate(&run->r, run->r.root, p, p->right_count);
   }
   begin_record(run, p);
+  if (p->left && p->right && run->notes &&
+      !pbd_RecordNotes_Add(run->notes, &run->l.inputs[p->left->source].meta, p->left->index,
+                           &run->r.inputs[p->right->source].meta, p->right->index,
+                           run->key.data ? run->key.data : ""))
+    return -1;
   size_t before = run->n_edits;
   int rc = 0;
   if (p->left && p->right) {
@@ -350,6 +357,7 @@ static void free_side(Side *s) {
 static bool start_report(Run *run) {
   const pbd_CliOptions *o = run->o;
   if (o->quiet) return true;
+  if (!o->noise && !(run->notes = pbd_RecordNotes_New())) return false;
   if (o->report.stat || o->noise) {
     run->stat = pbd_CorpusStat_New(o->examples ? o->examples : 3);
     return run->stat != NULL;
@@ -364,9 +372,19 @@ static bool finish_report(Run *run, bool differ) {
   if (o->quiet) return true;
   if (o->noise) return pbd_CorpusStat_WriteNoise(run->stat, &run->totals,
                                                  o->section ? o->section : "*", stdout);
-  if (run->stat) return (!differ && o->format != kPbd_Report_Json) ||
-                        pbd_CorpusStat_Write(run->stat, &run->totals, o->format == kPbd_Report_Json, stdout);
-  bool ok = pbd_Reporter_Finish(run->rep, !differ);
+  pbd_Buf text = {0}, json = {0}; /* the notes, as positional pairing gives them */
+  bool ok = pbd_RecordNotes_Write(run->notes, o->report.max_diffs, &text, &json);
+  if (run->stat) {
+    ok = ok && ((!differ && o->format != kPbd_Report_Json) ||
+                pbd_CorpusStat_Write(run->stat, &run->totals, o->format == kPbd_Report_Json, stdout));
+    if (ok && text.len && o->format != kPbd_Report_Json) ok = fputs(text.data, stdout) >= 0;
+  } else {
+    if (ok && text.len) pbd_Reporter_Note(run->rep, text.data, json.data);
+    ok = ok && pbd_Reporter_Finish(run->rep, !differ);
+  }
+  pbd_Buf_Free(&text);
+  pbd_Buf_Free(&json);
+  if (run->stat) return ok;
   if (ok && differ && o->format == kPbd_Report_Text) { /* as -r, a totals line closes the list */
     pbd_Buf b = {0};
     pbd_CorpusTotals_Text(&b, &run->totals);
@@ -403,6 +421,7 @@ int pbd_Cli_CompareRecords(const pbd_CliOptions *o, const char *left, const char
   }
   pbd_Reporter_Free(run.rep);
   pbd_CorpusStat_Free(run.stat);
+  pbd_RecordNotes_Free(run.notes);
   pbd_Buf_Free(&run.key);
   pbd_Path_Free(&run.path);
   free(run.frames);

@@ -62,7 +62,7 @@ static void json_finish(pbd_Reporter *r, bool equal) {
   }
   fputc(']', r->out);
   if (r->total > r->shown) fprintf(r->out, ", \"omitted\": %zu", r->total - r->shown);
-  if (r->note_json.len) fprintf(r->out, ", \"record_metadata\": %s", r->note_json.data);
+  if (r->note_json.len) fprintf(r->out, ", %s", r->note_json.data); /* "schema_changes": ... */
   if (r->explain_json.len) fprintf(r->out, ", \"encoding\": %s", r->explain_json.data);
   fputs("}\n", r->out);
 }

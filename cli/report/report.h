@@ -192,7 +192,8 @@ void pbd_Reporter_Explain(pbd_Reporter *r, const char *text, const char *json);
  * Confluent stream whose schema id or message indexes differ,
  * docs/semantics.md rule 14), written by Finish: `text` (lines, each ending
  * in a newline) after the differences and before --explain's text, `json`
- * (a JSON value) as the top-level key "record_metadata" of the JSON report;
+ * (members of an object: `"key": value, ...`) as members of the JSON
+ * report's top-level object (cli/record_notes.h: "schema_changes");
  * JUnit adds the text to <system-out>, paths writes nothing.  Both are
  * copied. */
 void pbd_Reporter_Note(pbd_Reporter *r, const char *text, const char *json);

@@ -20,7 +20,8 @@ TU_CLI_FIXTURES("cli_cases", "proto/sem3.proto", "sem3.desc", "proto/sem2.proto"
 static const char *const kCaseFiles[] = {"tests/cases/cli.cases", "tests/cases/corpus.cases",
                                          "tests/cases/order.cases", "tests/cases/window.cases",
                                          "tests/cases/options.cases", "tests/cases/bounds.cases",
-                                         "tests/cases/sarif.cases", "tests/cases/merge.cases"};
+                                         "tests/cases/sarif.cases", "tests/cases/merge.cases",
+                                         "tests/cases/notes.cases"};
 static const char *cases_file; /* the file being read, or the case's own */
 
 /* The shell variables every command sees (tu_cli.h's option strings). */

@@ -118,6 +118,13 @@ START_TEST(json_validator_is_strict) {
       "\"left\": 1, \"right\": 2, \"parent\": \"\", \"type\": null}]}\n",
       "{\"equal\": false, \"differences\": [{\"path\": \"a\", \"kind\": \"changed\", "
       "\"left\": NaN, \"right\": 2, \"parent\": \"\", \"type\": null}]}\n",
+      "{\"equal\": true, \"differences\": [], \"schema_changes\": [{\"from\": {\"schema_id\": 7}, "
+      "\"to\": {\"schema_id\": 8}, \"records\": 0}]}\n",
+      "{\"equal\": true, \"differences\": [], \"schema_changes\": [{\"from\": {\"schema_id\": 7}, "
+      "\"to\": {\"schema_id\": 8}, \"records\": 1}]}\n",
+      "{\"equal\": true, \"differences\": [], \"schema_changes\": [{\"from\": {\"value\": \"none\"}, "
+      "\"to\": {\"schema_id\": 8}, \"records\": 2}]}\n",
+      "{\"equal\": true, \"differences\": [], \"schema_changes_omitted\": 1}\n",
   };
   for (size_t i = 0; i < N(bad); i++)
     ck_assert_msg(tu_json_check_report(bad[i], NULL) != NULL, "accepted bad report %zu: %s", i,
@@ -128,6 +135,9 @@ START_TEST(json_validator_is_strict) {
       "{\"equal\": false, \"differences\": [{\"path\": \"a.b\", \"kind\": \"changed\", "
       "\"left\": {\"x\": [1, 2.5e-3, \"\\u00e9\\ud83d\\ude00\", null, true]}, \"right\": -0, "
       "\"parent\": \"a\", \"type\": \"p.T\"}]}\n",
+      "{\"equal\": true, \"differences\": [], \"schema_changes\": [{\"from\": {\"schema_id\": 7}, "
+      "\"to\": {\"schema_id\": 8}, \"records\": 5}, {\"from\": {\"key\": null}, \"to\": "
+      "{\"key\": \"u\"}, \"records\": 1, \"record\": \"[2]\"}], \"schema_changes_omitted\": 1}\n",
   };
   for (size_t i = 0; i < N(good); i++) {
     const char *w = tu_json_check_report(good[i], NULL);
@@ -166,6 +176,57 @@ START_TEST(json_cli_outputs) {
 }
 END_TEST
 
+/* A Confluent stream whose every record moved to a new schema id: the JSON
+ * report counts the change once (docs/json-format.md, schema_changes), by
+ * position and by --record-key, fits the documented shape, and caps the
+ * kinds as --max-diffs caps differences. */
+START_TEST(json_schema_changes) {
+  char dir[] = "/tmp/pbdiff-json-XXXXXX";
+  ck_assert_ptr_nonnull(mkdtemp(dir));
+  char cmd[4096], *out = NULL, *err = NULL;
+  /* 300 records of LEFT under schema id 7; RIGHT's under 8, but every third under 9 with
+   * the indexes [1], and the last a tombstone */
+  snprintf(cmd, sizeof cmd,
+           "cd '%s' && printf 'syntax = \"proto3\";\\npackage mt;\\n"
+           "message A { int32 x = 1; int32 y = 2; }\\n' > mt.proto && "
+           "for a in $(seq 1 100); do for b in 1 2 3; do printf '08%%02x10%%02x %%s\\n' $a $b $b; "
+           "done; done > msgs && w='/usr/bin/python3 %s/tests/support/write_framed.py confluent' && "
+           "$w l.kc $(sed 's|^\\(.*\\) .*|7/0:\\1|' msgs) && "
+           "$w r.kc $(sed -e 's|^\\(.*\\) 3$|9/1:\\1|' -e 's|^\\(.*\\) .$|8/0:\\1|' "
+           "-e '$s|.*|tombstone|' msgs)",
+           dir, tu_root());
+  ck_assert_int_eq(tu_run(cmd, &out, &err), 0);
+  free(out);
+  free(err);
+  static const char *const opts[] = {"", "--record-key x+y", "--max-diffs 1"};
+  for (size_t i = 0; i < N(opts); i++) {
+    snprintf(cmd, sizeof cmd,
+             "cd '%s' && '%s' --format json --proto mt.proto -t mt.A --framing confluent %s "
+             "l.kc r.kc",
+             dir, tu_pbdiff(), opts[i]);
+    int rc = tu_run(cmd, &out, &err);
+    ck_assert_msg(rc == 1, "%s: status %d: %s", cmd, rc, err); /* the tombstone differs */
+    const char *w = tu_json_check_report(out, NULL);
+    ck_assert_msg(w == NULL, "%s: %s in\n%.2000s", cmd, w, out);
+    ck_assert_msg(strstr(out, "{\"from\": {\"schema_id\": 7}, \"to\": {\"schema_id\": 8}, "
+                              "\"records\": 200}"), "%s: %s", cmd, out);
+    bool capped = strstr(opts[i], "max-diffs") != NULL;
+    const char *nine = "{\"from\": {\"schema_id\": 7, \"indexes\": [0]}, \"to\": "
+                       "{\"schema_id\": 9, \"indexes\": [1]}, \"records\": 99}";
+    ck_assert_msg(!strstr(out, nine) == capped, "%s: %s", cmd, out);
+    ck_assert_msg(!strstr(out, "\"schema_changes_omitted\": 2}") == !capped, "%s: %s", cmd, out);
+    ck_assert_msg(!strstr(out, "\"schema_changes_omitted\"") == !capped, "%s: %s", cmd, out);
+    const char *gone = "{\"from\": {\"schema_id\": 7, \"indexes\": [0]}, \"to\": "
+                       "{\"value\": \"tombstone\"}, \"records\": 1, \"record\": \"[299]\"}";
+    /* by key the tombstone (x=0,y=0) pairs with no record */
+    ck_assert_msg((strstr(out, gone) != NULL) == (i == 0), "%s: %s", cmd, out);
+    free(out);
+    free(err);
+  }
+  snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
+  ck_assert_int_eq(tu_run(cmd, NULL, NULL), 0);
+}
+END_TEST
 
 static Suite *suite(void) {
   Suite *s = suite_create("report_json");
@@ -175,6 +236,7 @@ static Suite *suite(void) {
   tcase_add_test(tc, json_kinds);
   tcase_add_test(tc, json_validator_is_strict);
   tcase_add_test(tc, json_cli_outputs);
+  tcase_add_test(tc, json_schema_changes);
   suite_add_tcase(s, tc);
   return s;
 }

@@ -338,8 +338,11 @@ static const JVal *j_get(const JVal *obj, const char *key) {
 
 static const char *const kDiffKeys[] = {"path",       "kind",        "left",   "right",
                                         "left_index", "right_index", "parent", "type"};
-static const char *const kTopKeys[] = {"equal", "left_name", "right_name", "differences",
-                                       "omitted"};
+static const char *const kTopKeys[] = {"equal",       "left_name",      "right_name",
+                                       "differences", "omitted",        "schema_changes",
+                                       "schema_changes_omitted",        "encoding"};
+static const char *const kChangeKeys[] = {"from", "to", "records", "record"};
+static const char *const kSideKeys[] = {"schema_id", "indexes", "value", "key"};
 
 /* Keys must be known and come in the documented order. */
 static const char *check_keys(const JVal *o, const char *const *order, size_t n) {
@@ -394,6 +397,44 @@ static const char *check_difference(const JVal *d) {
   return NULL;
 }
 
+/* One side of a schema change: what changed, nothing else. */
+static const char *check_change_side(const JVal *v) {
+  if (!v || v->t != J_OBJ || v->n == 0) return "from/to missing, not an object or empty";
+  const char *why = check_keys(v, kSideKeys, sizeof kSideKeys / sizeof *kSideKeys);
+  if (why) return why;
+  const JVal *id = j_get(v, "schema_id"), *ix = j_get(v, "indexes"), *val = j_get(v, "value"),
+             *key = j_get(v, "key");
+  if (id && !is_index(id)) return "schema_id is not a non-negative integer";
+  if (ix && ix->t != J_ARR) return "indexes is not an array";
+  for (size_t i = 0; ix && i < ix->n; i++)
+    if (!is_index(&ix->items[i])) return "an index is not a non-negative integer";
+  if (val && (val->t != J_STR || (strcmp(val->s, "tombstone") && strcmp(val->s, "empty"))))
+    return "value is not \"tombstone\" or \"empty\"";
+  if (val && (id || ix)) return "a side without a value has no schema id or indexes";
+  if (key && (key->t != J_STR && key->t != J_NULL)) return "key is not a string or null";
+  if (key && v->n != 1) return "a key change stands alone";
+  return NULL;
+}
+
+/* The schema_changes array (docs/json-format.md). */
+static const char *check_schema_changes(const JVal *a) {
+  if (a->t != J_ARR || a->n == 0) return "schema_changes is not a non-empty array";
+  for (size_t i = 0; i < a->n; i++) {
+    const JVal *c = &a->items[i];
+    if (c->t != J_OBJ) return "a schema change is not an object";
+    const char *why = check_keys(c, kChangeKeys, sizeof kChangeKeys / sizeof *kChangeKeys);
+    if (!why) why = check_change_side(j_get(c, "from"));
+    if (!why) why = check_change_side(j_get(c, "to"));
+    if (why) return why;
+    const JVal *n = j_get(c, "records"), *r = j_get(c, "record");
+    if (!is_index(n) || n->num < 1) return "records is not a positive integer";
+    if ((n->num == 1) != (r != NULL)) return "record is there exactly when records is 1";
+    if (r && r->t != J_STR) return "record is not a string";
+    if (i && j_get(&a->items[i - 1], "records")->num < n->num) return "not most frequent first";
+  }
+  return NULL;
+}
+
 /* A whole report; NULL when it fits, else why not.  *ndiff gets the number
  * of differences listed. */
 const char *tu_json_check_report(const char *text, size_t *ndiff) {
@@ -425,6 +466,12 @@ const char *tu_json_check_report(const char *text, size_t *ndiff) {
   else if (ln && (ln->t != J_STR || rn->t != J_STR)) res = "names are not strings";
   else if (eq->b && (diffs->n > 0 || om)) res = "equal with differences";
   if (res) goto out;
+  const JVal *sc = j_get(v, "schema_changes"), *sco = j_get(v, "schema_changes_omitted");
+  if (sc && (res = check_schema_changes(sc))) goto out;
+  if (sco && (!sc || !is_index(sco) || sco->num < 1)) {
+    res = "schema_changes_omitted is not a positive integer after schema_changes";
+    goto out;
+  }
   for (size_t i = 0; i < diffs->n; i++) {
     const char *w = check_difference(&diffs->items[i]);
     if (w) {
