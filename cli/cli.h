@@ -313,6 +313,14 @@ int pbd_Cli_CompareRecords(const pbd_CliOptions *o, const char *left, const char
 int pbd_Cli_CompareDirs(const pbd_CliOptions *o, const pbd_Config *cfg, const char *dir1,
                         const char *dir2);
 
+/* --key fields whose keys name nothing (cli/key_warnings.c): a
+ * pbd_DiffOptions key_trouble that sums the counts per keyed field, safe
+ * from several threads, and the warnings, one line per field, written at
+ * the end of the run (then the counts start again). */
+void pbd_Cli_KeyTrouble(void *ctx, const pbd_MatchRule *rule, size_t left_empty,
+                        size_t right_empty, size_t repeated);
+void pbd_Cli_PrintKeyWarnings(FILE *err);
+
 /* Makes room for element n of a malloc'd array of n elements (*array),
  * doubling it at powers of two, so that n appends cost O(n) whatever the
  * allocator (a .pbdiff of 700 000 ignore lines).  false when out of memory

@@ -202,5 +202,6 @@ int main(int argc, char **argv) {
     fprintf(stderr, "pbdiff: cannot write to standard output\n");
     status = kExitTrouble;
   }
+  pbd_Cli_PrintKeyWarnings(stderr); /* after the report */
   return status;
 }

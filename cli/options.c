@@ -136,7 +136,8 @@ static const Option kOptions[] = {
     /* matching */
     {"key", 0, "FIELD=SUB[+SUB...]", kCompare, kSecMatching,
      "match the elements of a repeated message field\nby key subfields; paths name the key: "
-     "node[name=\"conv1\"]",
+     "node[name=\"conv1\"]\n(empty or repeated keys: aligned as a sequence,\n"
+     "numbered node[name=\"x\"#2], and a warning)",
      NULL, LIST(keys), .config_key = "key"},
     {"repeated-as-set", 0, "FIELD", kCompare, kSecMatching,
      "elements of FIELD are a multiset (order ignored)", NULL, LIST(sets),

@@ -271,6 +271,7 @@ bool pbd_Cli_ResolveRules(const pbd_CliOptions *o, pbd_CliSchema *out, pbd_Statu
   out->diff = o->compare.diff;
   out->diff.rules = out->rules;
   out->diff.rule_count = n;
+  out->diff.key_trouble = pbd_Cli_KeyTrouble; /* said once at the end (cli/key_warnings.c) */
   out->diff.ignores = out->ignores;
   out->diff.ignore_count = o->ignores.n;
   if (!resolve_tolerances(o, out, s)) return false;

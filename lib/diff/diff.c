@@ -38,6 +38,10 @@ const pbd_Value kPbd_DiffNone = {.kind = kPbd_Value_None};
 
 int dw_emit_at(Walk *w, pbd_EditKind kind, const pbd_Value *l, const pbd_Value *r,
                    int64_t li, int64_t ri) {
+  if (w->subset && w->path.count == w->subset->at + 1) { /* a keyed field's leftover */
+    if (li >= 0) li = w->subset->lmap[li];
+    if (ri >= 0) ri = w->subset->rmap[ri];
+  }
   if (w->path.count == w->index_base_at + 1) { /* an element of a window's field */
     if (li >= 0) li += w->index_base;
     if (ri >= 0) ri += w->index_base;
@@ -68,8 +72,33 @@ uint32_t dw_element_index(const Walk *w, uint32_t i) {
   return w->path.count == w->index_base_at ? i + w->index_base : i;
 }
 
+/* An element of a keyed field's leftovers, by its key: element k of a
+ * sub-field of one side. */
+static bool push_subset_element(Walk *w, bool right, uint32_t k) {
+  const dw_Subset *s = w->subset;
+  if (!s || w->path.count != s->at) return false;
+  uint32_t i = right ? s->rmap[k] : s->lmap[k];
+  const pbd_Field *f = right ? s->r : s->l;
+  push(w, (pbd_PathSeg){.kind = kPbd_Seg_ElementKey, .key_fields = s->rule->key,
+                        .key_count = s->rule->key_count, .element = pbd_Field_Value(f, i).m,
+                        .occurrence = right ? s->rocc[i] : s->locc[i]});
+  return true;
+}
+
 void dw_push_index(Walk *w, uint32_t i) {
+  if (push_subset_element(w, false, i)) return;
   push(w, (pbd_PathSeg){.kind = kPbd_Seg_Index, .number = dw_element_index(w, i)});
+}
+
+void dw_push_right_index(Walk *w, uint32_t j) {
+  if (push_subset_element(w, true, j)) return;
+  push(w, (pbd_PathSeg){.kind = kPbd_Seg_Index, .number = dw_element_index(w, j)});
+}
+
+void dw_push_pair_index(Walk *w, uint32_t i, uint32_t j) {
+  if (push_subset_element(w, false, i)) return; /* LEFT's name, as an index path's */
+  push(w, (pbd_PathSeg){.kind = kPbd_Seg_Index, .number = dw_element_index(w, i),
+                        .right_number = dw_element_index(w, j), .paired = true});
 }
 
 void dw_push_map_key(Walk *w, const pbd_Value *key) {

@@ -64,6 +64,120 @@ void dw_push_element(Walk *w, const pbd_MatchRule *rule, const pbd_Field *f, uin
   pbd_Path_Push(&w->path, &seg);
 }
 
+/* ---- Keys that name nothing ------------------------------------------------ */
+
+/* Whether an element's key is empty: every key field unset, or an empty
+ * string or bytes, or a repeated key field with no value (ONNX test
+ * models leave every node's name ""). */
+static bool key_is_empty(const pbd_MatchRule *rule, const pbd_Message *m) {
+  for (size_t k = 0; k < rule->key_count; k++) {
+    const pbd_Field *f = m ? pbd_Message_FindField(m, rule->key[k]->number) : NULL;
+    if (!f || !f->def || f->count == 0) continue;
+    if (rule->key[k]->is_repeated) return false;
+    pbd_Value v = pbd_Field_Value(f, 0);
+    bool text = v.kind == kPbd_Value_String || v.kind == kPbd_Value_Bytes;
+    if (!text || v.s.size) return false;
+  }
+  return true;
+}
+
+/* One side's elements by key: each one's place among those with its key
+ * (occ), and the sorted table of them. */
+typedef struct {
+  dw_Keyed *sorted;
+  uint32_t *occ;
+  uint32_t *run; /* at the first of each key in sorted: how many have it */
+  bool *loose;   /* its key is empty or repeats on either side */
+  uint32_t n, nloose, empty;
+} KeySide;
+
+static bool key_side(Walk *w, const pbd_MatchRule *rule, const pbd_Field *f, KeySide *ks) {
+  uint32_t n = f->count;
+  ks->n = n;
+  ks->sorted = malloc(sizeof *ks->sorted * (n ? n : 1));
+  ks->occ = calloc(n ? n : 1, sizeof *ks->occ);
+  ks->loose = calloc(n ? n : 1, sizeof *ks->loose);
+  ks->run = calloc(n ? n : 1, sizeof *ks->run);
+  if (!ks->sorted || !ks->occ || !ks->loose || !ks->run) return false;
+  for (uint32_t i = 0; i < n; i++) ks->sorted[i] = (dw_Keyed){match_key(w, rule, f, i), i};
+  qsort(ks->sorted, n, sizeof *ks->sorted, dw_compare_keyed); /* by key, then index */
+  for (uint32_t k = 0, first = 0; k < n; k++) {
+    if (k && pbd_Hash128_Equal(ks->sorted[k].key, ks->sorted[k - 1].key))
+      ks->occ[ks->sorted[k].index] = ks->occ[ks->sorted[k - 1].index] + 1;
+    else
+      first = k;
+    ks->run[first]++;
+  }
+  return true;
+}
+
+/* How many elements of ks have key, in O(log n) however many do. */
+static uint32_t key_count(const KeySide *ks, pbd_Hash128 key) {
+  size_t at = dw_first_keyed(ks->sorted, ks->n, sizeof *ks->sorted, key);
+  return at < ks->n && pbd_Hash128_Equal(ks->sorted[at].key, key) ? ks->run[at] : 0;
+}
+
+/* Marks the elements of a whose key is empty or repeats in a or b, and
+ * returns how many distinct keys repeat: on the first side those that
+ * repeat on either, on the second those the first does not hold (so each
+ * is counted once). */
+static size_t mark_loose(const pbd_MatchRule *rule, const pbd_Field *f, KeySide *a,
+                         const KeySide *b, bool first_side) {
+  size_t repeated = 0;
+  for (uint32_t k = 0; k < a->n; k++) {
+    uint32_t i = a->sorted[k].index;
+    bool first = k == 0 || !pbd_Hash128_Equal(a->sorted[k].key, a->sorted[k - 1].key);
+    uint32_t here = key_count(a, a->sorted[k].key), there = key_count(b, a->sorted[k].key);
+    bool empty = key_is_empty(rule, pbd_Field_Value(f, i).m);
+    a->empty += empty;
+    if (!empty && first && (first_side ? here > 1 || there > 1 : here > 1 && there == 0))
+      repeated++;
+    a->loose[i] = empty || here > 1 || there > 1;
+    a->nloose += a->loose[i];
+  }
+  return repeated;
+}
+
+static void free_key_side(KeySide *ks) {
+  free(ks->sorted), free(ks->occ), free(ks->loose), free(ks->run);
+}
+
+/* The loose elements of f as a field of their own, with their indices in f. */
+static bool loose_field(const pbd_Field *f, const KeySide *ks, pbd_Field *sub, uint32_t **map) {
+  *sub = *f;
+  sub->count = 0;
+  sub->v.msgs = malloc(sizeof *sub->v.msgs * (ks->nloose ? ks->nloose : 1));
+  *map = malloc(sizeof **map * (ks->nloose ? ks->nloose : 1));
+  if (!sub->v.msgs || !*map) return false;
+  for (uint32_t i = 0; i < f->count; i++) {
+    if (!ks->loose[i]) continue;
+    (*map)[sub->count] = i;
+    sub->v.msgs[sub->count++] = f->v.msgs[i];
+  }
+  return true;
+}
+
+/* The loose elements of both sides aligned as a sequence, their segments
+ * naming them by key and occurrence (dw_Subset).  Returns as dw_diff_sequence. */
+static int diff_loose(Walk *w, const pbd_MatchRule *rule, const pbd_Field *l, const KeySide *kl,
+                      const pbd_Field *r, const KeySide *kr) {
+  pbd_Field ls, rs;
+  uint32_t *lmap = NULL, *rmap = NULL;
+  ls.v.msgs = rs.v.msgs = NULL;
+  int rc = -1;
+  if (loose_field(l, kl, &ls, &lmap) && loose_field(r, kr, &rs, &rmap)) {
+    dw_Subset sub = {w->path.count, rule, l, r, lmap, rmap, kl->occ, kr->occ};
+    const dw_Subset *outer = w->subset; /* a keyed field inside a loose element has its own */
+    w->subset = &sub;
+    rc = dw_diff_sequence(w, &ls, &rs);
+    w->subset = outer;
+  } else {
+    w->oom = true;
+  }
+  free(ls.v.msgs), free(rs.v.msgs), free(lmap), free(rmap);
+  return rc;
+}
+
 /* A set's leftover messages, paired best first (dw_pair_similar), in the
  * order they stand.  false when out of memory. */
 static bool pair_set_leftovers(Walk *w, const pbd_Field *l, const pbd_Field *r, int64_t *partner,
@@ -158,15 +272,32 @@ int dw_diff_matched(Walk *w, const pbd_MatchRule *rule, const pbd_Field *l,
     w->oom = true;
     return -1;
   }
+  /* keys that name nothing: their elements are aligned apart (diff_loose) */
+  KeySide kl = {0}, kr = {0};
+  bool keyed = rule->kind == kPbd_Match_Key && dw_is_message_kind(l->kind);
+  if (keyed && (!key_side(w, rule, l, &kl) || !key_side(w, rule, r, &kr))) {
+    free_key_side(&kl), free_key_side(&kr);
+    free(el), free(partner), free(rtaken), free(taken);
+    w->oom = true;
+    return -1;
+  }
+  if (keyed) {
+    size_t repeated = mark_loose(rule, l, &kl, &kr, true) + mark_loose(rule, r, &kr, &kl, false);
+    if ((kl.nloose || kr.nloose) && w->o->key_trouble)
+      w->o->key_trouble(w->o->key_trouble_ctx, rule, kl.empty, kr.empty, repeated);
+  }
+  const bool *lloose = kl.nloose ? kl.loose : NULL, *rloose = kr.nloose ? kr.loose : NULL;
+  uint32_t nel = 0;
   for (uint32_t i = 0; i < n; i++) {
-    el[i] = (dw_Keyed){match_key(w, rule, l, i), i};
+    if (!lloose || !lloose[i]) el[nel++] = (dw_Keyed){match_key(w, rule, l, i), i};
     partner[i] = -1;
   }
-  qsort(el, n, sizeof *el, dw_compare_keyed);
+  qsort(el, nel, sizeof *el, dw_compare_keyed);
   /* each RIGHT element takes the first free LEFT element with its key */
   for (uint32_t j = 0; j < m; j++) {
-    size_t at = dw_take_keyed(el, n, sizeof *el, match_key(w, rule, r, j), taken);
-    if (at == n) continue;
+    if (rloose && rloose[j]) continue;
+    size_t at = dw_take_keyed(el, nel, sizeof *el, match_key(w, rule, r, j), taken);
+    if (at == nel) continue;
     partner[el[at].index] = j;
     rtaken[j] = true;
   }
@@ -174,7 +305,7 @@ int dw_diff_matched(Walk *w, const pbd_MatchRule *rule, const pbd_Field *l,
   /* a set's leftovers: similar messages paired best first */
   bool floats = (l->kind == kPbd_Value_Float || l->kind == kPbd_Value_Double) && l->kind == r->kind;
   if (rule->kind == kPbd_Match_Set && w->fuzzy && floats && !pair_set_floats(w, l, r, partner, rtaken)) {
-    free(partner), free(rtaken);
+    free(partner), free(rtaken); /* a set: no KeySides */
     w->oom = true;
     return -1;
   }
@@ -192,6 +323,7 @@ int dw_diff_matched(Walk *w, const pbd_MatchRule *rule, const pbd_Field *l,
     size_t k = 0;
     if (!pos || !keep || !stays) {
       free(pos), free(keep), free(stays), free(partner), free(rtaken);
+      free_key_side(&kl), free_key_side(&kr);
       w->oom = true;
       return -1;
     }
@@ -206,6 +338,7 @@ int dw_diff_matched(Walk *w, const pbd_MatchRule *rule, const pbd_Field *l,
   int rc = 0;
   size_t mark = w->path.count;
   for (uint32_t i = 0; i < n && !rc; i++) {
+    if (lloose && lloose[i]) continue; /* aligned below */
     pbd_Value a = pbd_Field_Value(l, i);
     dw_push_element(w, rule, l, i);
     if (dw_path_ignored(w)) {
@@ -221,13 +354,15 @@ int dw_diff_matched(Walk *w, const pbd_MatchRule *rule, const pbd_Field *l,
     pbd_Path_Truncate(&w->path, mark);
   }
   for (uint32_t j = 0; j < m && !rc; j++) {
-    if (rtaken[j] || w->o->partial) continue;
+    if (rtaken[j] || w->o->partial || (rloose && rloose[j])) continue;
     pbd_Value b = pbd_Field_Value(r, j);
     dw_push_element(w, rule, r, j);
     if (!dw_path_ignored(w)) rc = dw_emit_at(w, kPbd_Edit_Added, NULL, &b, -1, j);
     pbd_Path_Truncate(&w->path, mark);
   }
+  if (!rc && (lloose || rloose)) rc = diff_loose(w, rule, l, &kl, r, &kr);
   free(stays), free(partner), free(rtaken);
+  free_key_side(&kl), free_key_side(&kr);
   return rc;
 }
 

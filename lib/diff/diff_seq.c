@@ -45,9 +45,7 @@ static void push_pair_index(Walk *w, uint32_t i, uint32_t j) {
   /* only a stream's messages are elements at the root of the path */
   if (w->path.count == 0 && w->o->stream_pair)
     w->o->stream_pair(w->o->stream_pair_ctx, dw_element_index(w, i), dw_element_index(w, j));
-  pbd_PathSeg seg = {.kind = kPbd_Seg_Index, .number = dw_element_index(w, i),
-                     .right_number = dw_element_index(w, j), .paired = true};
-  pbd_Path_Push(&w->path, &seg);
+  dw_push_pair_index(w, i, j);
 }
 
 static int removed_elem(Walk *w, const pbd_Field *f, uint32_t i, size_t mark) {
@@ -61,7 +59,7 @@ static int removed_elem(Walk *w, const pbd_Field *f, uint32_t i, size_t mark) {
 static int added_elem(Walk *w, const pbd_Field *f, uint32_t j, size_t mark) {
   if (w->o->partial) return 0; /* only what LEFT sets is compared */
   pbd_Value v = pbd_Field_Value(f, j);
-  dw_push_index(w, j);
+  dw_push_right_index(w, j);
   int rc = dw_path_ignored(w) ? 0 : dw_emit_at(w, kPbd_Edit_Added, NULL, &v, -1, j);
   pbd_Path_Truncate(&w->path, mark);
   return rc;

@@ -12,6 +12,19 @@
 #include "pbdiff/diff/diff.h"
 #include "pbdiff/tree/tree.h"
 
+/* Elements of a keyed field whose keys name nothing (empty, or repeated
+ * within a side), aligned as a sequence among themselves (diff_match.c):
+ * the sequence walks sub-fields of them, and at path depth `at` their
+ * segments name each element by its key and occurrence, and the edits
+ * carry its index in the whole field. */
+typedef struct {
+  size_t at;                     /* the path depth of the elements' segments */
+  const pbd_MatchRule *rule;
+  const pbd_Field *l, *r;        /* the whole fields */
+  const uint32_t *lmap, *rmap;   /* a sub-field's index -> the whole field's */
+  const uint32_t *locc, *rocc;   /* the whole field's index -> its occurrence */
+} dw_Subset;
+
 typedef struct {
   const pbd_DiffOptions *o;
   pbd_EditFunc *fn;
@@ -34,6 +47,7 @@ typedef struct {
    * is SIZE_MAX when no window is walked. */
   uint32_t index_base;
   size_t index_base_at;
+  const dw_Subset *subset;        /* a keyed field's leftovers being aligned, or NULL */
   pbd_PathFrame *frames;          /* the messages being walked, outermost first */
   size_t nframes, frames_cap;
   bool oom;
@@ -47,8 +61,13 @@ extern const pbd_Value kPbd_DiffNone;
 int dw_emit_at(Walk *w, pbd_EditKind kind, const pbd_Value *l, const pbd_Value *r, int64_t li,
                int64_t ri);
 int dw_emit(Walk *w, pbd_EditKind kind, const pbd_Value *l, const pbd_Value *r);
-/* Path segments: pushed on the way in, cut back to a mark on the way out. */
+/* Path segments: pushed on the way in, cut back to a mark on the way out.
+ * An element's: LEFT's element i (dw_push_index), RIGHT's element j
+ * (dw_push_right_index), a pair (dw_push_pair_index: both indices) — by
+ * index, or by key where a dw_Subset is aligned. */
 void dw_push_index(Walk *w, uint32_t i);
+void dw_push_right_index(Walk *w, uint32_t j);
+void dw_push_pair_index(Walk *w, uint32_t i, uint32_t j);
 /* An element's index as paths give it (higher in a window's field). */
 uint32_t dw_element_index(const Walk *w, uint32_t i);
 void dw_push_map_key(Walk *w, const pbd_Value *key);

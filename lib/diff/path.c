@@ -92,6 +92,10 @@ static void format_element_key(pbd_Buf *out, const pbd_PathSeg *seg) {
   }
 }
 
+void pbd_Path_AppendOccurrence(pbd_Buf *out, size_t occurrence) {
+  if (occurrence) pbd_Buf_Printf(out, "#%zu", occurrence + 1);
+}
+
 static void format_segment(pbd_Buf *out, const pbd_PathSeg *seg, bool first, bool both) {
   bool named = seg->kind == kPbd_Seg_Field || seg->kind == kPbd_Seg_Extension ||
                seg->kind == kPbd_Seg_Any;
@@ -123,6 +127,7 @@ static void format_segment(pbd_Buf *out, const pbd_PathSeg *seg, bool first, boo
     case kPbd_Seg_ElementKey:
       pbd_Buf_AppendChar(out, '[');
       format_element_key(out, seg);
+      pbd_Path_AppendOccurrence(out, seg->occurrence);
       pbd_Buf_AppendChar(out, ']');
       return;
     case kPbd_Seg_RecordKey:

@@ -127,6 +127,21 @@ static bool key_text_matches(const pbd_PathSeg *seg, const Seg *s) {
   return eq;
 }
 
+/* A keyed selector's occurrence, `name="x"#2` (pbd_Path_AppendOccurrence):
+ * cuts the `#N` off *s and returns N - 1 (0 without one).  A `#` inside a
+ * quoted value is the key's, not a mark: the mark comes after its quote,
+ * and an unquoted key value holds no `#`. */
+static uint32_t key_occurrence(Seg *s) {
+  size_t k = s->n;
+  while (k > 0 && s->s[k - 1] >= '0' && s->s[k - 1] <= '9') k--;
+  if (k == s->n || k < 2 || s->s[k - 1] != '#' || s->n - k > 9) return 0;
+  uint32_t v = 0;
+  for (size_t i = k; i < s->n; i++) v = v * 10 + (uint32_t)(s->s[i] - '0');
+  if (v < 2) return 0;
+  s->n = k - 1;
+  return v - 1;
+}
+
 /* The key fields named in `name=v,name2=w` (values skipped, quotes respected). */
 static size_t key_fields(const pbd_MessageDef *t, const Seg *s, const pbd_FieldDef **out) {
   size_t k = 0;
@@ -189,18 +204,20 @@ static bool select(Ctx *c, const pbd_FieldDef *fd, const pbd_Field *f, const Seg
     t->found = v < count;
     return true;
   }
+  Seg key = *s;
+  uint32_t wanted = key_occurrence(&key);
   const pbd_FieldDef *keys[kPbd_MaxKeyFields];
-  size_t nk = fd->message_type ? key_fields(fd->message_type, s, keys) : 0;
+  size_t nk = fd->message_type ? key_fields(fd->message_type, &key, keys) : 0;
   if (nk == 0) return fail(c, "not an index nor key fields of the element", s);
   t->index = count;
-  for (uint32_t i = 0; i < count; i++) {
+  for (uint32_t i = 0, seen = 0; i < count; i++) {
     pbd_PathSeg seg = {.kind = kPbd_Seg_ElementKey, .key_fields = keys, .key_count = nk,
                        .element = f->v.msgs[i]};
-    if (key_text_matches(&seg, s)) {
-      t->index = i;
-      t->found = true;
-      break;
-    }
+    if (!key_text_matches(&seg, &key)) continue;
+    if (seen++ < wanted) continue; /* `#N`: the N-th element with the key */
+    t->index = i;
+    t->found = true;
+    break;
   }
   return true;
 }

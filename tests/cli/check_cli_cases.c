@@ -21,7 +21,7 @@ static const char *const kCaseFiles[] = {"tests/cases/cli.cases", "tests/cases/c
                                          "tests/cases/order.cases", "tests/cases/window.cases",
                                          "tests/cases/options.cases", "tests/cases/bounds.cases",
                                          "tests/cases/sarif.cases", "tests/cases/merge.cases",
-                                         "tests/cases/notes.cases"};
+                                         "tests/cases/notes.cases", "tests/cases/keys.cases"};
 static const char *cases_file; /* the file being read, or the case's own */
 
 /* The shell variables every command sees (tu_cli.h's option strings). */

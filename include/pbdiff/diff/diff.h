@@ -113,6 +113,16 @@ typedef struct {
    * before it are not walked: pbd_Compare_Inputs leaves out the common
    * start of two streams).  Paths and stream_pair count from it. */
   size_t stream_base;
+  /* --key: a key is no name when it is empty (every key field unset, or an
+   * empty string or bytes) or repeats within a side.  Those elements are
+   * aligned among themselves as a sequence (the default matching), not
+   * paired by key, and each keyed field compared where some are tells
+   * key_trouble how many: LEFT's and RIGHT's elements with an empty key,
+   * and the distinct keys that repeat.  NULL: not told.  It may be called
+   * from several threads at once (pbd_CompareOptions parallel). */
+  void (*key_trouble)(void *ctx, const pbd_MatchRule *rule, size_t left_empty,
+                      size_t right_empty, size_t repeated);
+  void *key_trouble_ctx;
 } pbd_DiffOptions;
 
 /* Walks two finished trees of the same type.  Returns 0 when the walk ran

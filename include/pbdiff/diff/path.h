@@ -51,6 +51,9 @@ typedef struct {
   const pbd_FieldDef *const *key_fields; /* ElementKey: the key fields ... */
   size_t key_count;
   const pbd_Message *element;    /* ... and the element holding their values */
+  uint32_t occurrence;           /* ElementKey: where its key repeats on its side, the
+                                    element's place among those with it (0 the first):
+                                    `[name="x"#2]` for the second (pbd_Path_AppendOccurrence) */
   pbd_StrView type_url;          /* Any */
   pbd_StrView key_text;          /* RecordKey */
 } pbd_PathSeg;
@@ -83,6 +86,12 @@ typedef struct {
 bool pbd_Path_Push(pbd_Path *p, const pbd_PathSeg *seg);
 void pbd_Path_Truncate(pbd_Path *p, size_t count);
 void pbd_Path_Free(pbd_Path *p);
+
+/* The mark of the occurrence-th (from 0) of several elements or records
+ * that share one key: nothing for the first, `#2` for the second, as keyed
+ * elements (`node[name="x"#2]`) and --record-key's records
+ * (`[id="r-1"#2]`) are numbered. */
+void pbd_Path_AppendOccurrence(pbd_Buf *out, size_t occurrence);
 
 /* Appends segments [begin, end) of p to out as they read in the whole path:
  * Format(0, k) followed by Format(k, n) is Format(0, n), so a named segment
