@@ -560,7 +560,9 @@ bool pbd_CanonPass_HashMessage(Ctx *c, const pbd_MessageDef *def, const pbd_Part
                          int depth, Result *out) {
   size_t total = 0;
   for (size_t i = 0; i < nparts; i++) total += parts[i].size;
-  if (nparts && !(def && def->is_map_entry) &&
+  bool fresh = c->fresh;
+  c->fresh = false;
+  if (nparts && !fresh && !(def && def->is_map_entry) &&
       (pbd_HashCache_Find(c->lookup, parts[0].data, total, def, &out->hash, &out->empty) ||
        pbd_HashCache_Find(c->recalled, parts[0].data, total, def, &out->hash, &out->empty))) {
     out->entry_unknown_enum = false;
@@ -588,7 +590,7 @@ bool pbd_CanonPass_HashMessage(Ctx *c, const pbd_MessageDef *def, const pbd_Part
     if (m.slots[i].shape == kShape_Record && m.slots[i].rec.heap) free(m.slots[i].rec.p);
   }
   pbd_Arena_Reset(c->scratch, mark);
-  if (ok && nparts && !c->validate)
+  if (ok && nparts && !c->validate && !fresh)
     pbd_HashCache_Add(c->record, parts[0].data, total, depth, out->hash, out->empty);
   return ok;
 }

@@ -117,6 +117,9 @@ typedef struct {
   const pbd_HashCache *lookup;   /* already known hashes (input validated), or NULL */
   const pbd_HashCache *recalled; /* and those this context hashed before (record), or NULL */
   bool validate;                 /* only check the input (identical inputs) */
+  bool fresh;                    /* the next message is a window's: its first byte is
+                                    another message's, so it is neither looked up nor
+                                    remembered by it (its sub-messages are) */
   Frame **frames;                /* by depth - base_depth */
   int nframes, base_depth;
 } Ctx;

@@ -36,11 +36,23 @@ const char *pbd_EditKind_String(pbd_EditKind k) {
 
 const pbd_Value kPbd_DiffNone = {.kind = kPbd_Value_None};
 
+/* How much higher the indices of elements pushed at index_base_at are. */
+static uint32_t window_base(const Walk *w) {
+  if (!w->nwindow_fields) return w->index_base;
+  if (w->index_base_at == 0 || w->index_base_at > w->path.count) return 0;
+  const pbd_PathSeg *seg = &w->path.segs[w->index_base_at - 1];
+  for (uint32_t i = 0; i < w->nwindow_fields; i++) /* an unknown field of its number is not it */
+    if (w->window_fields[i].number == seg->number && w->window_fields[i].field == seg->field)
+      return w->window_fields[i].base;
+  return 0;
+}
+
 int dw_emit_at(Walk *w, pbd_EditKind kind, const pbd_Value *l, const pbd_Value *r,
                    int64_t li, int64_t ri) {
   if (w->path.count == w->index_base_at + 1) { /* an element of a window's field */
-    if (li >= 0) li += w->index_base;
-    if (ri >= 0) ri += w->index_base;
+    uint32_t base = window_base(w);
+    if (li >= 0) li += base;
+    if (ri >= 0) ri += base;
   }
   pbd_Edit e = {kind, &w->path, w->parent_count, w->parent,
                 l ? *l : kPbd_DiffNone, r ? *r : kPbd_DiffNone, li, ri};
@@ -65,7 +77,7 @@ static void push_field(Walk *w, const pbd_Field *f) {
 }
 
 uint32_t dw_element_index(const Walk *w, uint32_t i) {
-  return w->path.count == w->index_base_at ? i + w->index_base : i;
+  return w->path.count == w->index_base_at ? i + window_base(w) : i;
 }
 
 void dw_push_index(Walk *w, uint32_t i) {
@@ -518,23 +530,39 @@ static int diff_fields(Walk *w, const pbd_Message *l, const pbd_Message *r) {
   return rc;
 }
 
-/* Two large messages that differ in one sequence field's occurrences only
- * are walked through their windows (pbd_MessageWindow): the level of a
- * field of millions of elements is not read, only the elements between
- * its common prefix and suffix.  Not where a rule matches the field other
- * than as a sequence.  1: walked (the result in *rc), 0: not narrowed. */
+/* A field whose elements a rule pairs other than by their order: its
+ * occurrences stay whole in a window. */
+static bool matched_other_than_in_order(void *walk, const pbd_FieldDef *field) {
+  const pbd_MatchRule *rule = rule_for(walk, field);
+  return rule && rule->kind != kPbd_Match_Sequence;
+}
+
+/* Two large messages that differ in a few elements of their repeated
+ * fields are walked through their windows (pbd_MessageWindow): the level
+ * of a field of millions of elements is not read, only the elements
+ * between its common prefix and suffix, found by the bytes when the
+ * messages share them, else by the elements' hashes.  Not where a rule
+ * matches the field other than as a sequence.  1: walked (the result in
+ * *rc), 0: not narrowed. */
 static int diff_window(Walk *w, const pbd_Message *l, const pbd_Message *r, int *rc) {
   pbd_MessageWindow win;
-  if (!pbd_Message_NarrowPair(l, r, &win)) return 0;
-  const pbd_MatchRule *rule = rule_for(w, win.field);
-  if (rule && rule->kind != kPbd_Match_Sequence) return 0;
+  if (pbd_Message_NarrowPair(l, r, &win)) {
+    if (matched_other_than_in_order(w, win.fields[0].field)) return 0;
+  } else if (!pbd_Message_NarrowByHash(l, r, matched_other_than_in_order, w, &win)) {
+    return 0;
+  }
   uint32_t base = w->index_base;
   size_t at = w->index_base_at;
-  w->index_base = win.base;
+  const pbd_WindowField *fields = w->window_fields;
+  uint32_t nfields = w->nwindow_fields;
   w->index_base_at = w->path.count + 1; /* below the field's segment */
+  w->window_fields = win.fields;
+  w->nwindow_fields = win.nfields;
   *rc = diff_message(w, win.left, win.right);
   w->index_base = base;
   w->index_base_at = at;
+  w->window_fields = fields;
+  w->nwindow_fields = nfields;
   return 1;
 }
 

@@ -30,10 +30,14 @@ typedef struct {
   const pbd_FieldDef **ignored_fields; /* the --ignore fields, sorted */
   size_t nignored_fields;
   /* Walking a window of two messages (pbd_MessageWindow): an element index
-   * pushed at path depth index_base_at is index_base higher.  index_base_at
-   * is SIZE_MAX when no window is walked. */
+   * pushed at path depth index_base_at is higher by its field's base in
+   * window_fields (by the number of the field segment before it), or by
+   * index_base when there are none (a stream's messages).  index_base_at is
+   * SIZE_MAX when no window is walked. */
   uint32_t index_base;
   size_t index_base_at;
+  const pbd_WindowField *window_fields;
+  uint32_t nwindow_fields;
   pbd_PathFrame *frames;          /* the messages being walked, outermost first */
   size_t nframes, frames_cap;
   bool oom;
