@@ -1,5 +1,6 @@
-/* pbdiff — the window where two shallow messages differ (tree.h,
- * pbd_Message_NarrowPair).
+/* pbdiff — the window where two shallow messages differ (tree.h: by their
+ * bytes, pbd_Message_NarrowPair, or by their elements' hashes,
+ * pbd_Message_NarrowByHash, below).
  *
  * Two large messages that differ in a few places mostly share their bytes:
  * a serialiser's next version, or a file edited in one place, writes the
@@ -16,6 +17,7 @@
  * A singular field (last value wins, parts merge), a map (keyed entries) or
  * packed scalars (values, not occurrences) in the window end the attempt,
  * and the level is read whole as before. */
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -36,9 +38,29 @@ static bool one_unread_part(const pbd_Message *m, pbd_Part *part) {
 /* Reads the field at *p; false when the bytes do not read (the level's own
  * reading reports that). */
 static bool next_field(const uint8_t **p, const uint8_t *end, int depth_left, pbd_WireField *f) {
+  const uint8_t *q = *p;
+  if (end - q >= 2 && q[0] >= 8 && q[0] < 0x80 && (q[0] & 7) == kPbd_WireType_Delimited) {
+    /* the usual element: a one-byte tag and a length of up to four bytes */
+    size_t len = 0;
+    int i = 1;
+    for (; i < 5 && q + i < end; i++) {
+      len |= (size_t)(q[i] & 0x7f) << (7 * (i - 1));
+      if (q[i] < 0x80) break;
+    }
+    if (i < 5 && q + i < end && q[i] < 0x80 && len <= (size_t)(end - q - i - 1)) {
+      f->number = q[0] >> 3;
+      f->wire_type = kPbd_WireType_Delimited;
+      f->start = q;
+      f->value = 0;
+      f->data = q + i + 1;
+      f->size = len;
+      *p = f->data + len;
+      return true;
+    }
+  }
   pbd_Status s;
   pbd_Status_Clear(&s);
-  const uint8_t *q = pbd_Wire_ReadField(*p, end, *p, depth_left, f, &s);
+  q = pbd_Wire_ReadField(*p, end, *p, depth_left, f, &s);
   if (!q || f->wire_type == kPbd_WireType_EndGroup) return false;
   *p = q;
   return true;
@@ -207,6 +229,7 @@ typedef struct {
 typedef struct {
   Offsets side[2];
   uint32_t prefix, suffix;
+  bool decided, narrowed;
 } Sequence;
 
 /* A message's parts (rule 3: read as one), offsets counting along them. */
@@ -225,14 +248,26 @@ typedef struct {
   Sequence *seq; /* by field index */
 } Narrowing;
 
-/* The field's sequence, when its occurrence f is one of its elements. */
+/* Whether fd's elements are narrowed: a repeated message, string or bytes
+ * field no rule keeps whole. */
+static bool narrowed(const Narrowing *nw, const pbd_FieldDef *fd) {
+  if (!fd->is_repeated || fd->is_map) return false;
+  if (fd->type != kPbd_Type_Message && fd->type != kPbd_Type_String && fd->type != kPbd_Type_Bytes)
+    return false;
+  return !nw->keep_whole || !nw->keep_whole(nw->ctx, fd);
+}
+
+/* The field's sequence, when its occurrence f is one of its elements (the
+ * decision is made once per field). */
 static Sequence *sequence_of(const Narrowing *nw, const pbd_WireField *f) {
   const pbd_FieldDef *fd = pbd_MessageDef_FindFieldByNumber(nw->def, f->number);
-  if (!fd || !fd->is_repeated || fd->is_map || f->wire_type != kPbd_WireType_Delimited) return NULL;
-  if (fd->type != kPbd_Type_Message && fd->type != kPbd_Type_String && fd->type != kPbd_Type_Bytes)
-    return NULL;
-  if (nw->keep_whole && nw->keep_whole(nw->ctx, fd)) return NULL;
-  return &nw->seq[fd->index];
+  if (!fd || f->wire_type != kPbd_WireType_Delimited) return NULL;
+  Sequence *q = &nw->seq[fd->index];
+  if (!q->decided) {
+    q->decided = true;
+    q->narrowed = narrowed(nw, fd);
+  }
+  return q->narrowed ? q : NULL;
 }
 
 static bool push_offset(Offsets *o, uint32_t at) {
@@ -374,6 +409,40 @@ static pbd_WindowField *window_fields(const Narrowing *nw, pbd_Arena *arena, uin
   return v;
 }
 
+/* The two sides are read at once: they share only nw, read-only by then
+ * (each side's offsets are its own), and each its tree (arena, hasher). */
+typedef struct {
+  Narrowing *nw;
+  const pbd_Message *m;
+  const Side *sd;
+  int k;
+  bool ok;
+  pbd_Message *window;
+} SideJob;
+
+static void *list_job(void *p) {
+  SideJob *j = p;
+  j->ok = list_elements(j->nw, j->sd, j->k);
+  return NULL;
+}
+
+static void *window_job(void *p) {
+  SideJob *j = p;
+  j->window = side_window(j->nw, j->m, j->sd, j->k);
+  j->ok = j->window != NULL;
+  return NULL;
+}
+
+static bool on_both_sides(SideJob jobs[2], void *(*fn)(void *)) {
+  pthread_t th;
+  bool threaded = jobs[0].sd->t != jobs[1].sd->t &&
+                  pthread_create(&th, NULL, fn, &jobs[1]) == 0;
+  fn(&jobs[0]);
+  if (threaded) pthread_join(th, NULL);
+  else fn(&jobs[1]);
+  return jobs[0].ok && jobs[1].ok;
+}
+
 /* A shallow message's parts, when it is unread and big enough to narrow. */
 static bool unread_parts(const pbd_Message *m, Side *sd) {
   if (!m->unread_ || m->building_) return false;
@@ -394,14 +463,17 @@ bool pbd_Message_NarrowByHash(const pbd_Message *a, const pbd_Message *b,
     return false;
   Narrowing nw = {a->def, keep_whole, ctx, pbd_ReadOptions_MaxDepth(&sd[0].t->o) - sd[0].depth,
                   calloc(a->def->field_count ? a->def->field_count : 1, sizeof(Sequence))};
-  bool ok = nw.seq && nw.depth_left > 0 && list_elements(&nw, &sd[0], 0) &&
-            list_elements(&nw, &sd[1], 1) && find_common_ends(&nw, sd);
+  bool ok = nw.seq && nw.depth_left > 0;
+  for (uint32_t f = 0; ok && f < a->def->field_count; f++) /* decided before the threads */
+    nw.seq[f] = (Sequence){.decided = true, .narrowed = narrowed(&nw, a->def->fields[f])};
+  SideJob jobs[2] = {{&nw, a, &sd[0], 0, false, NULL}, {&nw, b, &sd[1], 1, false, NULL}};
+  ok = ok && on_both_sides(jobs, list_job) && find_common_ends(&nw, sd);
   for (uint32_t f = 0; nw.seq && f < a->def->field_count; f++) { /* offsets: done with */
     free(nw.seq[f].side[0].at), free(nw.seq[f].side[1].at);
     nw.seq[f].side[0].at = nw.seq[f].side[1].at = NULL;
   }
-  pbd_Message *l = ok ? side_window(&nw, a, &sd[0], 0) : NULL;
-  pbd_Message *r = l ? side_window(&nw, b, &sd[1], 1) : NULL;
+  ok = ok && on_both_sides(jobs, window_job);
+  pbd_Message *l = ok ? jobs[0].window : NULL, *r = ok ? jobs[1].window : NULL;
   uint32_t nfields = 0;
   pbd_WindowField *fields = r ? window_fields(&nw, sd[0].t->arena, &nfields) : NULL;
   free(nw.seq);
