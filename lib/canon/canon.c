@@ -229,10 +229,6 @@ static bool push_scalar(Ctx *c, Slot *s, uint64_t v) {
   return true;
 }
 
-static uint64_t canonical_scalar(const Ctx *c, const pbd_FieldDef *fd, uint64_t raw) {
-  uint64_t v = pbd_FieldType_DecodeScalar(fd->type, raw);
-  return pbd_HashBits(c->o->float_bits, pbd_ValueKindOf(fd->type), v);
-}
 
 /* ---- Reading fields -------------------------------------------------------- */
 
@@ -425,28 +421,6 @@ static bool add_field(Ctx *c, Msg *m, const pbd_WireField *f) {
   return record_unknown(c, m, f);
 }
 
-/* The common field in a few loads: a one-byte tag, then a one-byte varint
- * or a LEN of under 128 bytes that fits.  NULL: read it the long way. */
-static inline const uint8_t *read_short_field(const uint8_t *p, const uint8_t *end,
-                                              pbd_WireField *f) {
-  if (end - p < 2 || p[0] >= 0x80 || p[0] < 8 || p[1] >= 0x80) return NULL;
-  f->number = p[0] >> 3;
-  f->wire_type = p[0] & 7;
-  f->start = p;
-  if (f->wire_type == kPbd_WireType_Varint) {
-    f->value = p[1];
-    f->data = NULL;
-    f->size = 0;
-    return p + 2;
-  }
-  if (f->wire_type == kPbd_WireType_Delimited && p[1] <= end - p - 2) {
-    f->value = 0;
-    f->data = p + 2;
-    f->size = p[1];
-    return p + 2 + p[1];
-  }
-  return NULL;
-}
 
 /* Rule 4, unpacked: the rest of a run of one repeated scalar field written
  * value after value (its tag repeated before each), gathered in a tight
@@ -548,6 +522,10 @@ void pbd_CanonPass_FreeFrames(Ctx *c) {
     if (!c->frames[i]) continue;
     free(c->frames[i]->slots);
     free(c->frames[i]->slot_of);
+    free(c->frames[i]->rec);
+    free(c->frames[i]->sorted);
+    free(c->frames[i]->segs);
+    free(c->frames[i]->seen);
     free(c->frames[i]);
   }
   free(c->frames);
@@ -568,13 +546,21 @@ bool pbd_CanonPass_HashMessage(Ctx *c, const pbd_MessageDef *def, const pbd_Part
     out->entry_unknown_enum = false;
     return true;
   }
+  Frame *frame = frame_at(c, depth, def ? def->field_count : 0);
+  if (!frame) return oom(c);
+  if (nparts == 1 && def && !def->is_map_entry && def != c->any && !c->validate) {
+    int fast = pbd_CanonPass_HashFast(c, frame, def, parts[0], depth, out); /* no scratch memory */
+    if (fast > 0 && !fresh)
+      pbd_HashCache_Add(c->record, parts[0].data, total, depth, out->hash, out->empty);
+    if (fast != 0) return fast > 0;
+  }
   pbd_ArenaMark mark = pbd_Arena_Mark(c->scratch);
   Msg m;
   memset(&m, 0, sizeof m);
   m.def = def;
   m.depth = depth;
-  m.frame = frame_at(c, depth, def ? def->field_count : 0);
-  bool ok = m.frame != NULL || oom(c);
+  m.frame = frame;
+  bool ok = true;
   if (ok) {
     m.slots = m.frame->slots;
     m.slot_of = m.frame->slot_of;

@@ -104,7 +104,8 @@ void pbd_HashCache_Add(pbd_HashCache *c, const uint8_t *data, size_t size, int d
   uint64_t offset = (uint64_t)(data - c->base);
   size_t k = c->n;
   if (c->sorted && c->n && c->v[c->n - 1].key >> 8 >= offset) {
-    k = lower_bound(c, 0, c->n, offset);
+    /* found from the end: as many steps as entries to move, usually few */
+    while (k > 0 && c->v[k - 1].key >> 8 >= offset) k--;
     c->moved += c->n - k;
     if (c->moved > 8 * c->max) {
       c->sorted = false;
