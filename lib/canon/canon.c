@@ -403,7 +403,7 @@ static bool add_message(Ctx *c, Msg *m, const pbd_FieldDef *fd, const pbd_WireFi
 /* Routes one wire field to its schema field, or to unknown fields when the
  * number is not in the schema or the wire type does not fit (rule 6). */
 static bool add_field(Ctx *c, Msg *m, const pbd_WireField *f) {
-  const pbd_FieldDef *fd = m->def ? pbd_MessageDef_FindFieldByNumber(m->def, f->number) : NULL;
+  const pbd_FieldDef *fd = m->def ? pbd_MessageDef_FieldByNumber(m->def, f->number) : NULL;
   if (!fd) return record_unknown(c, m, f);
   if (f->wire_type == pbd_WireTypeOf(fd->type)) {
     switch (fd->type) {
@@ -428,7 +428,7 @@ static bool add_field(Ctx *c, Msg *m, const pbd_WireField *f) {
  * (a closed enum's unknown value, a malformed one) is left to the caller. */
 static const uint8_t *gather_run(Ctx *c, Msg *m, const pbd_WireField *f, const uint8_t *q,
                                  const uint8_t *end) {
-  const pbd_FieldDef *fd = m->def ? pbd_MessageDef_FindFieldByNumber(m->def, f->number) : NULL;
+  const pbd_FieldDef *fd = m->def ? pbd_MessageDef_FieldByNumber(m->def, f->number) : NULL;
   if (!fd || !fd->is_repeated || c->validate || f->wire_type != pbd_WireTypeOf(fd->type) ||
       (fd->type == kPbd_Type_Enum && fd->enum_type && fd->enum_type->is_closed))
     return q;

@@ -208,7 +208,7 @@ static bool check_runs(Fast *f) {
       return false;
     }
     p = q;
-    const pbd_FieldDef *fd = pbd_MessageDef_FindFieldByNumber(f->def, w.number);
+    const pbd_FieldDef *fd = pbd_MessageDef_FieldByNumber(f->def, w.number);
     if (!fd) return false;
     if (fd != open) {
       if (fr->seen[fd->index] == fr->gen || fd->is_map || fd->type == kPbd_Type_Group ||
@@ -256,7 +256,7 @@ static int message_value(Fast *f, const pbd_FieldDef *fd, const pbd_WireField *w
 
 /* One field: 1, 0 to give up, -1. */
 static int read_field(Fast *f, const pbd_WireField *w) {
-  const pbd_FieldDef *fd = pbd_MessageDef_FindFieldByNumber(f->def, w->number);
+  const pbd_FieldDef *fd = pbd_MessageDef_FieldByNumber(f->def, w->number);
   if (!fd) return 0;
   if (fd != f->open) {
     int rc = open_run(f, fd);

@@ -70,7 +70,7 @@ static bool next_field(const uint8_t **p, const uint8_t *end, int depth_left, pb
  * their order alone (see the head of the file); *fd gets its def (NULL: an
  * unknown field, or no schema). */
 static bool sequence_field(const pbd_MessageDef *def, uint32_t number, const pbd_FieldDef **fd) {
-  *fd = def ? pbd_MessageDef_FindFieldByNumber(def, number) : NULL;
+  *fd = def ? pbd_MessageDef_FieldByNumber(def, number) : NULL;
   if (!*fd) return true;
   const pbd_FieldDef *f = *fd;
   if (!f->is_repeated || f->is_map) return false;
@@ -260,7 +260,7 @@ static bool narrowed(const Narrowing *nw, const pbd_FieldDef *fd) {
 /* The field's sequence, when its occurrence f is one of its elements (the
  * decision is made once per field). */
 static Sequence *sequence_of(const Narrowing *nw, const pbd_WireField *f) {
-  const pbd_FieldDef *fd = pbd_MessageDef_FindFieldByNumber(nw->def, f->number);
+  const pbd_FieldDef *fd = pbd_MessageDef_FieldByNumber(nw->def, f->number);
   if (!fd || f->wire_type != kPbd_WireType_Delimited) return NULL;
   Sequence *q = &nw->seq[fd->index];
   if (!q->decided) {
@@ -329,7 +329,7 @@ static bool elements_equal(const Narrowing *nw, const Side sd[2], const Sequence
   pbd_WireField a, b;
   if (!element(nw, &sd[0], q->side[0].at[i], &a) || !element(nw, &sd[1], q->side[1].at[j], &b))
     return false;
-  const pbd_FieldDef *fd = pbd_MessageDef_FindFieldByNumber(nw->def, a.number);
+  const pbd_FieldDef *fd = pbd_MessageDef_FieldByNumber(nw->def, a.number);
   if (fd->type != kPbd_Type_Message)
     return a.size == b.size && (a.size == 0 || memcmp(a.data, b.data, a.size) == 0);
   pbd_Hash128 ha, hb;
