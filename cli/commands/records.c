@@ -112,7 +112,12 @@ static bool index_record(Run *run, Side *s, int side, size_t f, size_t i, pbd_Ha
   }
   if (run->key.oom || !pbd_RecordIndex_Add(s->index, run->key.data ? run->key.data : "",
                                            run->key.len, (uint32_t)f, i, h)) {
-    pbd_Status_SetError(st, kPbd_Status_OutOfMemory, "out of memory");
+    if (pbd_RecordIndex_Full(s->index)) /* records are numbered in 4 bytes */
+      pbd_Status_SetError(st, kPbd_Status_TooLarge,
+                          "more than %u records on one side, or a record key over 16 MiB",
+                          (unsigned)PBD_MAX_RECORDS);
+    else
+      pbd_Status_SetError(st, kPbd_Status_OutOfMemory, "out of memory");
     return false;
   }
   return true;

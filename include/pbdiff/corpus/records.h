@@ -14,8 +14,8 @@
  * The key is read as the tree reads the field: the last value of a field
  * written twice, a sub-message written in parts merged, an unset field its
  * default.  Per record, only its key text, its hash and where it is are
- * kept (about 48 bytes plus the key): the records themselves are read again
- * only where two hashes differ. */
+ * kept (28 bytes plus the key, and 4 more once sorted: docs/scale.md): the
+ * records themselves are read again only where two hashes differ. */
 #ifndef PBD_CORPUS_RECORDS_H_
 #define PBD_CORPUS_RECORDS_H_
 
@@ -79,25 +79,36 @@ bool pbd_RecordKey_ReadWithKafkaKey(const pbd_RecordKey *k, const pbd_MessageDef
 
 /* ---- The join ---------------------------------------------------------------- */
 
-/* One record: its key (in the index's key store), hash and place: the
- * source (a file, numbered by the caller) and its index there. */
+/* One record as the join hands it out: its hash and place, the source (a
+ * file, numbered by the caller) and its index there.  (The index stores it
+ * in less: docs/scale.md, "Corpora".) */
 typedef struct {
-  uint64_t key_off;
-  uint32_t key_len;
   uint32_t source;
   size_t index;
   pbd_Hash128 hash;
 } pbd_Record;
+
+/* The most records one side may hold (they are numbered in 4 bytes), and
+ * the longest key (16 MiB - 1). */
+#define PBD_MAX_RECORDS UINT32_MAX
 
 /* The records of one side. */
 typedef struct pbd_RecordIndex pbd_RecordIndex;
 
 pbd_RecordIndex *pbd_RecordIndex_New(void);
 void pbd_RecordIndex_Free(pbd_RecordIndex *x);
-/* Adds a record; false when out of memory. */
+/* Adds a record; false when out of memory, or when the index is full
+ * (pbd_RecordIndex_Full): PBD_MAX_RECORDS records already, an index or a
+ * key too large.  Records are added before the index is sorted. */
 bool pbd_RecordIndex_Add(pbd_RecordIndex *x, const char *key, size_t key_len, uint32_t source,
                          size_t index, pbd_Hash128 hash);
 size_t pbd_RecordIndex_Count(const pbd_RecordIndex *x);
+/* Whether an Add failed for want of room in the index (not of memory). */
+bool pbd_RecordIndex_Full(const pbd_RecordIndex *x);
+/* Sorts the index in the join's order now (the join sorts it otherwise),
+ * so that each side can be sorted on a thread of its own; false when out
+ * of memory (or after a failed Add). */
+bool pbd_RecordIndex_Sort(pbd_RecordIndex *x);
 /* The bytes the index holds (records and keys), for the memory bound. */
 size_t pbd_RecordIndex_Bytes(const pbd_RecordIndex *x);
 
@@ -114,7 +125,8 @@ typedef struct {
   size_t left_count, right_count;
 } pbd_RecordPair;
 
-/* Receives one pair; a non-zero return stops the join. */
+/* Receives one pair (its records valid during the call); a non-zero return
+ * stops the join. */
 typedef int pbd_RecordPairFunc(void *ctx, const pbd_RecordPair *p);
 
 /* Sorts both indexes by key and hands each pair to fn in the order of the
