@@ -23,10 +23,12 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "pbdiff/canon/canon.h"
 #include "pbdiff/canon/values.h"
 #include "pbdiff/core/arena.h"
 #include "pbdiff/core/base.h"
 #include "pbdiff/core/status.h"
+#include "pbdiff/diff/diff.h"
 #include "pbdiff/schema/schema.h"
 
 #ifdef __cplusplus
@@ -76,6 +78,34 @@ bool pbd_RecordKey_ReadWithKafkaKey(const pbd_RecordKey *k, const pbd_MessageDef
                                     pbd_Hash128 hash, const pbd_ReadOptions *o,
                                     const pbd_StrView *kafka_key, pbd_Arena *scratch,
                                     pbd_Buf *out, pbd_Status *s);
+
+/* ---- A record's hash under the ignore rules ------------------------------------------ */
+
+/* With --ignore in force, the records of a corpus mostly differ in what is
+ * ignored (a timestamp): their hashes differ, and each pair would be walked
+ * only to find nothing.  A record's hash with the ignored fields left out
+ * (lib/corpus/record_ignore.c) settles those pairs in the key pass: two
+ * records whose such hashes agree are equal under the options.  Only rules
+ * the hash can follow exactly are taken: fields by full name, and patterns
+ * of field names with `[*]` after repeated and map fields, none a oneof
+ * member, an extension or a closed enum; not with matching rules or
+ * --equivalent.  Otherwise NULL with *why saying what (NULL with *why NULL:
+ * out of memory), and pairs are walked as without it. */
+typedef struct pbd_IgnoreHash pbd_IgnoreHash;
+pbd_IgnoreHash *pbd_IgnoreHash_New(const pbd_MessageDef *type, const pbd_DiffOptions *d,
+                                   const pbd_ReadOptions *ro, const char **why);
+void pbd_IgnoreHash_Free(pbd_IgnoreHash *ih);
+/* The record type it was made for (records of another type keep their
+ * plain hash: the two never agree but on equal records). */
+const pbd_MessageDef *pbd_IgnoreHash_Type(const pbd_IgnoreHash *ih);
+/* The hash of the record buf[begin, end), which passed the hash pass with
+ * the options ro, its ignored fields left out, hashed by `hasher` (made
+ * with ro); scratch is working memory.  false with the status set when out
+ * of memory; false with the status untouched when the record cannot be
+ * hashed so (the caller keeps its plain hash). */
+bool pbd_IgnoreHash_Hash(const pbd_IgnoreHash *ih, pbd_Hasher *hasher, const uint8_t *buf,
+                         size_t begin, size_t end, const pbd_ReadOptions *ro, pbd_Buf *scratch,
+                         pbd_Hash128 *out, pbd_Status *s);
 
 /* ---- The join ---------------------------------------------------------------- */
 
