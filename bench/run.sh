@@ -177,6 +177,13 @@ if [ ! -s "$D/c.left.bin" ] || [ "$(cat "$D/c.count" 2>/dev/null)" != "$CORPUS_N
     --shuffle "$SEED" --change 1000:7 "$D/c.right.bin"
   echo "$CORPUS_N" >"$D/c.count"
 fi
+# RIGHT again with header.timestamp and trace_id drawn at random in every
+# record (a serialiser that stamps each run), compared under --ignore of both
+if [ ! -s "$D/c.noise.bin" ] || [ "$(cat "$D/c.noise.count" 2>/dev/null)" != "$CORPUS_N" ]; then
+  /usr/bin/python3 "$here/../tests/support/write_corpus.py" --count "$CORPUS_N" --style b \
+    --shuffle "$SEED" --change 1000:7 --noise "$SEED" "$D/c.noise.bin"
+  echo "$CORPUS_N" >"$D/c.noise.count"
+fi
 cat "$D"/c.*.bin >/dev/null
 # shellcheck disable=SC2016
 CMD[cq]='exec "$PBDIFF" -q -s "$CDESC" -t corpus.Record --framing delimited --record-key id "$L" "$R"'
@@ -191,6 +198,10 @@ CORPUS_TOOLS="cq cs cr cat"
 for tool in $CORPUS_TOOLS; do
   measure c.ch c "$tool" c.left.bin c.right.bin "$([ "$tool" = cat ] && echo 0 || echo 1)"
 done
+# shellcheck disable=SC2016
+CMD[ci]='exec "$PBDIFF" --stat --ignore header.timestamp --ignore trace_id -s "$CDESC" -t corpus.Record --framing delimited --record-key id "$L" "$R" >/dev/null'
+NAME[ci]="pbdiff --record-key --stat --ignore"
+measure c.ci c ci c.left.bin c.noise.bin 1
 
 # ------------------------------------------------------------------ patch, merge
 # pbdiff apply of the one-change patch (f.onnx to f.change.onnx) to f.onnx, and
@@ -348,6 +359,16 @@ table() {
   RES[c.ch:pq]=${RES[c.ch:cq]}
   for tool in $CORPUS_TOOLS; do row="$row $(cell c.ch "$tool") |"; done
   echo "$row $(awk -v r="${RES[c.ch:cq]}" -v n="$CORPUS_N" -v b=$(($(size c.left.bin) + $(size c.right.bin))) 'BEGIN {
+    if (split(r, v, " ") < 3 || v[1] == "error") { printf "– | –"; exit }
+    printf "%.0f | %.1fx", 2 * n / (v[1] / 1e9), v[2] * 1024 / b }') |"
+  echo
+  echo "With noise: RIGHT's header.timestamp and trace_id random in every record (c.noise.bin),"
+  echo "both ignored, every record paired by \`--record-key id\` (ratio to \`pbdiff -q --record-key\` above):"
+  echo
+  RES[c.ci:pq]=${RES[c.ch:cq]}
+  echo "| pair | inputs (MB) | ${NAME[ci]} | records/s | peak / inputs |"
+  echo "|---|---|---|---|---|"
+  echo "| $CORPUS_N + $CORPUS_N records | $(awk -v a="$(size c.left.bin)" -v b="$(size c.noise.bin)" 'BEGIN { printf "%.1f + %.1f", a / 1e6, b / 1e6 }') | $(cell c.ci ci) | $(awk -v r="${RES[c.ci:ci]}" -v n="$CORPUS_N" -v b=$(($(size c.left.bin) + $(size c.noise.bin))) 'BEGIN {
     if (split(r, v, " ") < 3 || v[1] == "error") { printf "– | –"; exit }
     printf "%.0f | %.1fx", 2 * n / (v[1] / 1e9), v[2] * 1024 / b }') |"
   echo

@@ -223,7 +223,7 @@ static const Option kOptions[] = {
      "the [file \"GLOB\"] of the section written (default *)", NULL, STRING(section)},
     {"recursive", 'r', NULL, kCompare, kSecDirs,
      "compare DIR1 and DIR2 file by file (by relative path)", NULL, FLAG(recursive)},
-    {"jobs", 'j', "N", kCompare, kSecDirs, "compare N files at a time (default: the number of cores)",
+    {"jobs", 'j', "N", kCompare, kSecDirs, "compare N files (-r) or records (--record-key) at a time (default: the number of cores)",
      NULL, .set = opt_set_count_int, .field = FIELD(jobs), .min = 1, .max = 1024},
     {"summary", 0, NULL, kCompare, kSecDirs, "one line per file instead of the differences", NULL,
      FLAG(summary)},
@@ -450,8 +450,8 @@ static void check_combinations(pbd_Command cmd, const pbd_CliOptions *o) {
     die_usage(cmd, "%s", "--explain and --summary are for single comparisons and -r, not --record-key");
   if (o->patch && (o->recursive || o->record_key || o->quiet || o->explain || o->report.stat))
     die_usage(cmd, "%s", "--format patch writes one patch for two files: not with -r, --record-key, -q, --explain or --stat");
-  if ((o->summary || o->jobs) && !o->recursive)
-    die_usage(cmd, "%s", "--summary and --jobs are for -r (directories)");
+  if ((o->summary || (o->jobs && !o->record_key && !o->noise)) && !o->recursive)
+    die_usage(cmd, "%s", "--summary and --jobs are for -r (directories) and --record-key");
 }
 
 /* What follows from the options rather than being one. */
