@@ -12,6 +12,8 @@ t=$(mktemp -d)
 trap 'rm -rf "$t"' EXIT
 protoc --include_imports -I"$root/testdata/proto" -o "$t/sem2.desc" "$root/testdata/proto/sem2.proto"
 fail=0
+# put FILE OCTAL-ESCAPES: hand-made bytes (the escapes are the format, on purpose)
+# shellcheck disable=SC2059
 put() { printf "$2" >"$t/$1"; }
 # expect EXIT WHAT LEFT RIGHT [TYPE]: runs floor, checks its exit status.
 expect() {
