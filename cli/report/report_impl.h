@@ -47,7 +47,7 @@ typedef struct {
 } StatField;
 
 /* A run of changed numbers: consecutive edits that change elements of
- * one repeated or viewed field (cli/report/runs.c).  A long one is
+ * one field read through a typed view of bytes (cli/report/runs.c).  A long one is
  * summarised: the text report shows its first kRunShown elements and a
  * line of counts; JSON keeps every element and adds the summary. */
 enum { kRunShown = 5 };

@@ -1,9 +1,10 @@
 /* pbdiff CLI — long runs of changed numbers summarised (report_impl.h:
  * rp_Run).  A tensor of a million floats that an exporter wrote again can
  * differ in most of its elements; one line each buries the rest of the
- * report.  So consecutive edits that change numeric elements of one field
- * (a repeated field, or a bytes field read as numbers: --bytes-as, the
- * ONNX preset) form a run, and a run longer than kRunShown is summarised
+ * report.  So consecutive edits that change elements of one field read
+ * through a typed view (--bytes-as, the ONNX preset: the walk hands them
+ * as numbers of no schema field, at the path of a schema field) form a
+ * run, and a run longer than kRunShown is summarised
  * when it ends: how many elements differ, the first indices, and the
  * largest absolute and relative differences with where they are.  The
  * text report writes the first kRunShown elements and the summary; JSON
@@ -46,13 +47,16 @@ static double as_double(const pbd_Value *v) {
   }
 }
 
-/* An edit that can be part of a run: a change of a number into a number
- * of the same kind, at an element index. */
+/* An edit that can be part of a run: a change of a viewed element (a
+ * number that no schema field holds, at an index after a schema field's
+ * segment) into a number of the same kind.  The elements of a repeated
+ * field of numbers are listed as ever, one a line. */
 static bool is_element_change(const pbd_Edit *e) {
   const pbd_Path *p = e->path;
-  return e->kind == kPbd_Edit_Changed && p->count >= 2 &&
-         p->segs[p->count - 1].kind == kPbd_Seg_Index && e->left.kind == e->right.kind &&
-         is_number(&e->left);
+  if (e->kind != kPbd_Edit_Changed || p->count < 2) return false;
+  const pbd_PathSeg *field = &p->segs[p->count - 2], *index = &p->segs[p->count - 1];
+  return index->kind == kPbd_Seg_Index && field->kind == kPbd_Seg_Field && field->field &&
+         !e->left.field && !e->right.field && e->left.kind == e->right.kind && is_number(&e->left);
 }
 
 static void end_run(pbd_Reporter *r) {
