@@ -133,6 +133,13 @@ static const Option kOptions[] = {
      "floats equal when |a-b| <= Y * max(|a|,|b|);\nSCOPE=Y as --float-margin's SCOPE=X",
      NULL, .set = opt_set_tolerance, .field = FIELD(compare.diff.float_fraction),
      .config_key = "float-fraction"},
+    {"bytes-as", 0, "FIELD=KIND|none", kCompare | kHash, kSecComparison,
+     "read a bytes field as little-endian numbers, compared\nelement by element (FIELD[i], "
+     "tolerances apply):\nKIND float double float16 bfloat16 int8 uint8 int16\nuint16 int32 "
+     "uint32 int64 uint64 bool; a view, not a\nprotobuf rule (docs/semantics.md).  With "
+     "onnx.TensorProto\nin the schema, raw_data is read by data_type and equals\nfloat_data "
+     "etc. of the same values (preset 'onnx');\n'none' turns every view off; repeatable",
+     NULL, LIST(bytes_as), .config_key = "bytes-as", .values = opt_bytes_as_values},
     /* matching */
     {"key", 0, "FIELD=SUB[+SUB...]", kCompare, kSecMatching,
      "match the elements of a repeated message field\nby key subfields; paths name the key: "
@@ -281,7 +288,9 @@ static const char *const kUsageHead[] = {
         "same options. Fingerprints start with their scheme, pbh1:, and stay stable\n"
         "across pbdiff versions of that scheme (docs/hash.md). A .pbdiff's matching\n"
         "rules (key, repeated-as-set, ignore) are for comparisons: hash does not apply\n"
-        "them, so a pair a comparison calls equal through an ignore rule hashes apart.\n",
+        "them, so a pair a comparison calls equal through an ignore rule hashes apart.\n"
+        "Nor typed views of bytes (--bytes-as, the onnx.TensorProto preset): a tensor\n"
+        "in raw_data and in float_data hash apart (a note says so under --bytes-as).\n",
     [kPbd_Cmd_Noise] =
         "Usage: pbdiff noise [OPTIONS] RUN1 RUN2\n"
         "       pbdiff noise -r [OPTIONS] DIR1 DIR2\n"
@@ -529,13 +538,13 @@ int pbd_Cli_ParseOptions(int argc, char **argv, pbd_Command cmd, pbd_CliOptions 
   return optind;
 }
 
-enum { kLists = 11 };
+enum { kLists = 12 };
 
 /* The options' lists (each owns its array of pointers). */
 static void option_lists(pbd_CliOptions *o, pbd_StrList *lists[kLists]) {
   pbd_StrList *all[kLists] = {&o->schemas, &o->protos, &o->includes, &o->left_schemas,
                               &o->right_schemas, &o->keys, &o->sets, &o->ignores, &o->labels,
-                              &o->scoped_margins, &o->scoped_fractions};
+                              &o->scoped_margins, &o->scoped_fractions, &o->bytes_as};
   memcpy(lists, all, sizeof all);
 }
 

@@ -70,7 +70,7 @@ int dw_emit(Walk *w, pbd_EditKind kind, const pbd_Value *l, const pbd_Value *r) 
 
 static void push(Walk *w, pbd_PathSeg seg) { pbd_Path_Push(&w->path, &seg); }
 
-static void push_field(Walk *w, const pbd_Field *f) {
+void dw_push_field(Walk *w, const pbd_Field *f) {
   bool ext = f->def && f->def->is_extension;
   push(w, (pbd_PathSeg){.kind = ext ? kPbd_Seg_Extension : kPbd_Seg_Field,
                         .number = f->number, .field = f->def});
@@ -140,7 +140,7 @@ static bool index_ignored_fields(Walk *w) {
   return true;
 }
 
-static bool field_ignored(const Walk *w, const pbd_FieldDef *fd) {
+bool dw_field_ignored(const Walk *w, const pbd_FieldDef *fd) {
   return fd && w->nignored_fields &&
          bsearch(&fd, w->ignored_fields, w->nignored_fields, sizeof fd, compare_defs) != NULL;
 }
@@ -196,7 +196,7 @@ static bool is_float_kind(pbd_ValueKind k) {
   return k == kPbd_Value_Float || k == kPbd_Value_Double;
 }
 
-static bool values_equal(Walk *w, const pbd_Value *a, const pbd_Value *b) {
+bool dw_values_equal(Walk *w, const pbd_Value *a, const pbd_Value *b) {
   if (a->kind != b->kind) return false;
   switch (a->kind) {
     case kPbd_Value_None: return true;
@@ -216,10 +216,10 @@ static bool values_equal(Walk *w, const pbd_Value *a, const pbd_Value *b) {
 }
 
 bool dw_element_equal(Walk *w, const pbd_Value *a, const pbd_Value *b, uint32_t left_index) {
-  if (!w->o->tolerance_count) return values_equal(w, a, b);
+  if (!w->o->tolerance_count) return dw_values_equal(w, a, b);
   size_t mark = w->path.count;
   dw_push_index(w, left_index);
-  bool eq = values_equal(w, a, b);
+  bool eq = dw_values_equal(w, a, b);
   pbd_Path_Truncate(&w->path, mark);
   return eq;
 }
@@ -268,7 +268,7 @@ size_t dw_first_keyed(const void *sorted, size_t n, size_t size, pbd_Hash128 key
  * equal values (floats as rule 10 compares them, unless --float-bits). */
 pbd_Hash128 dw_element_key(const Walk *w, const pbd_Value *v) {
   pbd_Hash128 k = {0, (uint64_t)v->kind << 56};
-  if (dw_is_message_kind(v->kind)) return v->m ? v->m->hash : k;
+  if (dw_is_message_kind(v->kind)) return v->m ? dv_message_key(w, v->m) : k;
   if (v->kind == kPbd_Value_String || v->kind == kPbd_Value_Bytes || v->kind == kPbd_Value_Len) {
     XXH128_hash_t h = XXH3_128bits_withSeed(v->s.data, v->s.size, v->kind);
     k.lo = h.low64;
@@ -345,7 +345,7 @@ int dw_diff_values_at(Walk *w, const pbd_Value *l, const pbd_Value *r, int64_t l
     pbd_Message empty = {.def = l->m ? l->m->def : r->m->def};
     int differ = messages_differ(w, l->m ? l->m : &empty, r->m ? r->m : &empty);
     if (differ <= 0) return differ;
-  } else if (values_equal(w, l, r)) {
+  } else if (dw_values_equal(w, l, r)) {
     return 0;
   }
   return dw_emit_at(w, kPbd_Edit_Changed, l, r, li, ri);
@@ -360,11 +360,11 @@ int dw_diff_values(Walk *w, const pbd_Value *l, const pbd_Value *r) {
  * that holds there decides, as it will when the pair is walked. */
 static bool field_values_equal(Walk *w, const pbd_Field *f, uint32_t k, const pbd_Value *u,
                                const pbd_Value *v) {
-  if (!w->o->tolerance_count) return values_equal(w, u, v);
+  if (!w->o->tolerance_count) return dw_values_equal(w, u, v);
   size_t mark = w->path.count;
-  push_field(w, f);
+  dw_push_field(w, f);
   if (!f->def || f->def->is_repeated) dw_push_index(w, k);
-  bool eq = values_equal(w, u, v);
+  bool eq = dw_values_equal(w, u, v);
   pbd_Path_Truncate(&w->path, mark);
   return eq;
 }
@@ -376,10 +376,10 @@ static int order_fields(const pbd_Field *a, const pbd_Field *b);
 /* Whether field f of an element at the current path (the element's index
  * pushed) is left out by --ignore. */
 static bool element_field_ignored(Walk *w, const pbd_Field *f) {
-  if (field_ignored(w, f->def)) return true;
+  if (dw_field_ignored(w, f->def)) return true;
   if (!w->patterns) return false;
   size_t mark = w->path.count;
-  push_field(w, f);
+  dw_push_field(w, f);
   bool ignored = dw_path_ignored(w);
   pbd_Path_Truncate(&w->path, mark);
   return ignored;
@@ -474,7 +474,7 @@ static int field_only(Walk *w, const pbd_Field *f, bool in_left) {
   } else {
     pbd_Value d = pbd_FieldDef_DefaultValue(fd);
     at_default = (is_float_kind(v.kind) && pbd_Value_FloatEqual(v.kind, v.u, d.u)) ||
-                 (!is_float_kind(v.kind) && values_equal(w, &v, &d));
+                 (!is_float_kind(v.kind) && dw_values_equal(w, &v, &d));
   }
   if (at_default) kind = kPbd_Edit_Presence;
   return in_left ? dw_emit(w, kind, &v, NULL) : dw_emit(w, kind, NULL, &v);
@@ -490,6 +490,9 @@ static int diff_field(Walk *w, const pbd_Field *l, const pbd_Field *r) {
   if (is_map(l) && is_map(r)) return dw_diff_map(w, l, r);
   if (is_singular(l) && is_singular(r)) {
     pbd_Value a = pbd_Field_Value(l, 0), b = pbd_Field_Value(r, 0);
+    pbd_ElemKind view = l->kind == kPbd_Value_Bytes && r->kind == kPbd_Value_Bytes
+                            ? dv_field_view(w, l->def) : kPbd_Elem_None;
+    if (view) return dv_diff_bytes(w, &a, &b, view);
     return dw_diff_values(w, &a, &b);
   }
   const pbd_MatchRule *rule = rule_for(w, l->def);
@@ -504,17 +507,37 @@ static int order_fields(const pbd_Field *a, const pbd_Field *b) {
   return (a->def == NULL) - (b->def == NULL);
 }
 
-static int diff_fields(Walk *w, const pbd_Message *l, const pbd_Message *r) {
+/* Whether a field's values are a tensor's elements, compared apart
+ * (dv_TensorPair: bits of the numbers below 32). */
+static bool in_skip(uint32_t skip, const pbd_Field *f) {
+  return f && f->def && f->number < 32 && (skip >> f->number & 1);
+}
+
+/* t: a tensor pair whose elements are compared apart (dv_diff_tensor),
+ * where the walk reaches the first of their fields; NULL: none. */
+static int diff_fields(Walk *w, const pbd_Message *l, const pbd_Message *r,
+                       const dv_TensorPair *t) {
   uint32_t i = 0, j = 0;
   size_t mark = w->path.count;
   int rc = 0;
+  const dv_TensorPair *pending = t; /* its elements not compared yet */
   while ((i < pbd_Message_FieldCount(l) || j < pbd_Message_FieldCount(r)) && !rc && !w->oom) {
     const pbd_Field *lf = i < pbd_Message_FieldCount(l) ? &pbd_Message_Fields(l)[i] : NULL;
     const pbd_Field *rf = j < pbd_Message_FieldCount(r) ? &pbd_Message_Fields(r)[j] : NULL;
     int c = !lf ? 1 : !rf ? -1 : order_fields(lf, rf);
     const pbd_Field *f = c <= 0 ? lf : rf;
-    push_field(w, f);
-    bool skip = field_ignored(w, f->def) || dw_path_ignored(w);
+    if (pending && f->number >= pending->at) {
+      rc = dv_diff_tensor(w, pending);
+      pending = NULL;
+      continue;
+    }
+    if (t && (in_skip(t->lskip, lf) || in_skip(t->rskip, rf))) {
+      i += in_skip(t->lskip, lf);
+      j += in_skip(t->rskip, rf);
+      continue;
+    }
+    dw_push_field(w, f);
+    bool skip = dw_field_ignored(w, f->def) || dw_path_ignored(w);
     if (c == 0) {
       if (!skip) rc = diff_field(w, lf, rf);
       i++, j++;
@@ -527,6 +550,7 @@ static int diff_fields(Walk *w, const pbd_Message *l, const pbd_Message *r) {
     }
     pbd_Path_Truncate(&w->path, mark);
   }
+  if (pending && !rc && !w->oom) rc = dv_diff_tensor(w, pending);
   return rc;
 }
 
@@ -602,7 +626,8 @@ static int diff_message(Walk *w, const pbd_Message *l, const pbd_Message *r) {
   w->parent_count = w->path.count;
   w->parent = l->def;
   if (!push_frame(w, l, r)) return 0;
-  rc = diff_fields(w, l, r);
+  dv_TensorPair t;
+  rc = diff_fields(w, l, r, dv_tensor_pair(w, l, r, &t) ? &t : NULL);
   w->nframes--;
   w->parent_count = saved_count;
   w->parent = saved;

@@ -102,6 +102,35 @@ size_t dw_take_keyed(const void *sorted, size_t n, size_t size, pbd_Hash128 key,
 bool dw_pair_similar(Walk *w, const pbd_Field *l, const uint32_t *li, uint32_t nl,
                      const pbd_Field *r, const uint32_t *rj, uint32_t nr, uint32_t *partner);
 
+/* diff.c, for diff_view.c: values equal under the options at the current
+ * path; a field pushed on the path; a field left out by --ignore (by name
+ * or, pushed, by pattern). */
+bool dw_values_equal(Walk *w, const pbd_Value *a, const pbd_Value *b);
+void dw_push_field(Walk *w, const pbd_Field *f);
+bool dw_field_ignored(const Walk *w, const pbd_FieldDef *fd);
+
+/* diff_view.c: typed views of bytes (pbd_BytesView, the ONNX preset). */
+/* The view of a singular bytes field under --bytes-as, or None. */
+pbd_ElemKind dv_field_view(const Walk *w, const pbd_FieldDef *fd);
+/* Two values of such a field (its segment pushed) element by element; as
+ * bytes, with a note, when a length is no whole number of elements. */
+int dv_diff_bytes(Walk *w, const pbd_Value *l, const pbd_Value *r, pbd_ElemKind k);
+/* Two onnx.TensorProto read as their elements: *lskip and *rskip get the
+ * field numbers (bits) each side's elements came from, which the field
+ * walk then passes over, and *at the lowest of them (where the walk
+ * compares the elements, dv_diff_elements).  false: no view applies (the
+ * fields are walked as they are). */
+typedef struct {
+  uint32_t lskip, rskip, at;
+  const pbd_Message *l, *r;
+} dv_TensorPair;
+bool dv_tensor_pair(Walk *w, const pbd_Message *l, const pbd_Message *r, dv_TensorPair *t);
+int dv_diff_tensor(Walk *w, const dv_TensorPair *t);
+/* A repeated element's alignment key: a TensorProto under the preset keys
+ * by its fields with its elements as typed values (so raw_data and
+ * float_data of the same values key alike), anything else by its hash. */
+pbd_Hash128 dv_message_key(const Walk *w, const pbd_Message *m);
+
 /* diff_tolerance.c: the float margin and fraction at the current path (the
  * global ones unless a pbd_ToleranceRule covers it). */
 void dw_tolerance_here(Walk *w, double *margin, double *fraction);
