@@ -199,22 +199,21 @@ static bool walk(Input *in, const uint8_t **pp, const uint8_t *end, const pbd_Me
   return true;
 }
 
-/* The combined hash of a whole file, or exit 2 with the reason. */
-static uint64_t file_hash(const char *path, const pbd_MessageDef *root) {
+/* The combined hash of a whole file in *sum, or false with the reason on
+ * stderr (the caller frees the schema and exits 2). */
+static bool file_hash(const char *path, const pbd_MessageDef *root, uint64_t *sum) {
   Mapped f;
   if (!map_file(path, &f)) {
     fprintf(stderr, "floor: %s: %s\n", path, strerror(errno));
-    exit(2);
+    return false;
   }
   Input in = {.base = f.data, .name = path};
   const uint8_t *p = f.data;
-  uint64_t sum = 0;
-  if (!walk(&in, &p, f.data + f.size, root, 0, 0, &sum)) {
-    fprintf(stderr, "floor: %s: offset %zu: %s\n", in.name, in.bad_offset, in.bad_what);
-    exit(2);
-  }
+  *sum = 0;
+  bool ok = walk(&in, &p, f.data + f.size, root, 0, 0, sum);
+  if (!ok) fprintf(stderr, "floor: %s: offset %zu: %s\n", in.name, in.bad_offset, in.bad_what);
   if (f.size > 0) munmap((void *)f.data, f.size);
-  return sum;
+  return ok;
 }
 
 static pbd_DefPool *load_schema(const char *path) {
@@ -231,6 +230,7 @@ static pbd_DefPool *load_schema(const char *path) {
     char msg[1200];
     pbd_Status_Format(&s, path, msg, sizeof msg);
     fprintf(stderr, "floor: %s\n", pool == NULL ? "out of memory" : msg);
+    pbd_DefPool_Free(pool);
     exit(2);
   }
   return pool; /* the pool may point into the mapping: it stays mapped */
@@ -245,10 +245,12 @@ int main(int argc, char **argv) {
   const pbd_MessageDef *root = pbd_DefPool_FindMessageByName(pool, argv[2]);
   if (root == NULL) {
     fprintf(stderr, "floor: %s: no message type %s\n", argv[1], argv[2]);
+    pbd_DefPool_Free(pool);
     return 2;
   }
-  uint64_t a = file_hash(argv[3], root);
-  uint64_t b = file_hash(argv[4], root);
+  uint64_t a = 0, b = 0;
+  bool ok = file_hash(argv[3], root, &a) && file_hash(argv[4], root, &b);
   pbd_DefPool_Free(pool);
+  if (!ok) return 2;
   return a == b ? 0 : 1;
 }
