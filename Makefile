@@ -122,6 +122,7 @@ test: all $(TEST_BIN)
 	@$(MAKE) --no-print-directory python-test
 	@$(MAKE) --no-print-directory browser
 	@$(MAKE) --no-print-directory sarif
+	@$(MAKE) --no-print-directory bench-floor-test
 
 # The same suite built with AddressSanitizer + UndefinedBehaviorSanitizer.
 test-asan:
@@ -155,6 +156,15 @@ include tests/sarif/sarif.mk
 $(BUILD)/bench/md_compare: bench/md_compare.cc
 	@mkdir -p $(dir $@)
 	$(CXX) -O2 -std=c++17 -Wall -Wextra -o $@ $< $$(pkg-config --cflags --libs protobuf)
+# The floor (bench/floor.c): a schema-driven walk that hashes every leaf and
+# applies no rule; it links the library for the descriptor set's loader only.
+$(BUILD)/bench/floor: bench/floor.c $(BUILD)/libpbdiff.a $(LIB_HDR)
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS_BASE) $(PKG_CFLAGS) $(CFLAGS) -o $@ $< $(BUILD)/libpbdiff.a $(LDLIBS_BASE)
+# The floor on hand-made bytes (tests/bench/floor.sh), in make test.
+bench-floor-test: $(BUILD)/bench/floor
+	@tests/bench/floor.sh $(CURDIR)/$(BUILD)/bench/floor
+.PHONY: bench-floor-test
 bench: deps all
-	@$(MAKE) --no-print-directory $(BUILD)/bench/md_compare
+	@$(MAKE) --no-print-directory $(BUILD)/bench/md_compare $(BUILD)/bench/floor
 	bench/run.sh $(BUILD)/pbdiff

@@ -2,7 +2,7 @@
 """Writes the benchmark's synthetic ONNX models (onnx.ModelProto), reproducibly.
 
   gen_onnx.py [--dir D] [--seed N] [--scale X] [--jobs J]   every set into D
-  gen_onnx.py --selftest                                    check the re-encoder
+  gen_onnx.py --selftest [--md-compare MD_COMPARE DESC]    check the re-encoder
 
 A model is built as a tree and written twice:
   NAME.onnx        the way protobuf's own serialisers write it: fields in
@@ -14,12 +14,16 @@ A model is built as a tree and written twice:
                    packed<->unpacked flipped, and some singular submessages
                    (ModelProto.graph, ValueInfoProto.type, TypeProto.tensor_type,
                    AttributeProto.t) written in two parts that the parser merges.
+The sets: f (field-heavy), f10 and f200 (the same at 5 and 100 MB), t
+(tensor-heavy, the weights in raw_data) and tf (tensor-heavy, the weights in
+float_data: packed in tf.onnx, as declared, unpacked in tf.reenc.onnx).
 The big sets also get NAME.change.onnx (the re-encoding with one value changed)
 and NAME.copy.onnx (a byte copy).  A set is skipped when its stamp file says it
 was written by this very script with the same seed and scale.
 
 A tiny protobuf encoder, no libraries needed; --selftest checks with
-`protoc --decode` that both encodings of a small model mean the same."""
+`protoc --decode` that both encodings of a small model mean the same, and with
+--md-compare that libprotobuf's MessageDifferencer calls them equal."""
 import argparse
 import hashlib
 import operator
@@ -40,6 +44,7 @@ SETS = {
     "t": ("tensors", 200, ("change", "copy")),
     "f10": ("fields", 5, ()),
     "f200": ("fields", 100, ()),
+    "tf": ("float_tensors", 100, ("change", "copy")),
 }
 
 # ---------------------------------------------------------------- wire format
@@ -92,6 +97,8 @@ def unpacked_f32(t, packed):
 #   'm' message (a list, or a Pre)     'M' singular message the re-encoding splits
 #   'ri' / 'rf' repeated int / float declared unpacked (proto2 default)
 #   'pi' / 'pf' repeated int / float declared [packed = true]
+#   'pF'        repeated float declared [packed = true], the value its packed
+#               bytes already (millions of floats: no Python list of them)
 # A repeated message field is several entries with the same number, in order.
 
 
@@ -160,7 +167,7 @@ def encode(msg, reenc):
                     ap(t + t.join(map(varint, v)))
                     continue
             else:
-                body = struct.pack("<%df" % len(v), *v)
+                body = v if kind[1] == "F" else struct.pack("<%df" % len(v), *v)
                 if not packed:
                     ap(unpacked_f32(tag(num, I32), body))
                     continue
@@ -345,10 +352,25 @@ def field_heavy(rng, target):
     return graph, g2, g3
 
 
-def tensor_heavy(rng, target):
-    """Large raw_data initializers, plus float_data / int64_data ones of moderate
-    size (about 5% of the file) where packed vs unpacked matters; the change is
-    one byte in the middle of the middle raw tensor."""
+_NO_TOP_EXPONENT_BIT = bytes(i & ~0x40 for i in range(256))
+
+
+def finite_f32(data):
+    """Little-endian float32s from random bytes, each with the top bit of its
+    exponent cleared: no NaN (which no comparer calls equal to itself) and
+    no infinity; |x| < 2."""
+    out = bytearray(data)
+    out[3::4] = out[3::4].translate(_NO_TOP_EXPONENT_BIT)
+    return bytes(out)
+
+
+def tensor_heavy(rng, target, float_data=False):
+    """Large raw_data initializers (float_data=True: the same weights in
+    float_data, [packed = true], so the re-encoding writes them unpacked,
+    5 bytes a float), plus float_data / int64_data ones of moderate size
+    (about 5% of the file) where packed vs unpacked matters; the change is
+    one byte in the middle of the middle weight (the low byte of a float's
+    mantissa, so that it stays finite)."""
     graph = [(2, "s", b"tensor_heavy")]
     raw_lo, raw_hi = max(1024, target // 64), max(4096, target // 16)
     data_total, raw_total = target // 20, target - target // 20
@@ -358,8 +380,9 @@ def tensor_heavy(rng, target):
         rows = rng.choice((64, 128, 256, 512))
         dims = [rows, n // rows] if n >= rows else [n]
         count = dims[0] * dims[-1] if len(dims) == 2 else n
-        raws.append([(1, "ri", dims), (2, "i", T_FLOAT), (8, "s", b"weight_%d" % len(raws)),
-                     (9, "s", rng.randbytes(count * 4))])
+        data = (4, "pF", finite_f32(rng.randbytes(count * 4))) if float_data else \
+            (9, "s", rng.randbytes(count * 4))
+        raws.append([(1, "ri", dims), (2, "i", T_FLOAT), (8, "s", b"weight_%d" % len(raws)), data])
         size += count * 4
     tensors = list(raws)
     for i in range(10):
@@ -379,9 +402,10 @@ def tensor_heavy(rng, target):
     for t in tensors:
         graph.append((5, "m", Pre(t)))
         if t is mid:
-            raw = bytearray(t[3][2])
-            raw[len(raw) // 2] ^= 0x01
-            changed = (len(graph) - 1, (5, "m", Pre(t[:3] + [(9, "s", bytes(raw))])))
+            num, kind, raw = t[3]
+            raw = bytearray(raw)
+            raw[len(raw) // 2 & ~3] ^= 0x01
+            changed = (len(graph) - 1, (5, "m", Pre(t[:3] + [(num, kind, bytes(raw))])))
     graph.append((11, "m", Pre(value_info(rng, b"t0"))))
     graph.append((12, "m", Pre(value_info(rng, b"t199"))))
     g2 = list(graph)
@@ -402,7 +426,8 @@ def write(path, data):
 def make_set(d, name, kind, mb, extra, seed):
     """Writes NAME.onnx, NAME.reenc.onnx and the extra files; returns paths."""
     rng = random.Random(seed)
-    gen = field_heavy if kind == "fields" else tensor_heavy
+    gen = {"fields": field_heavy, "tensors": tensor_heavy,
+           "float_tensors": lambda r, n: tensor_heavy(r, n, float_data=True)}[kind]
     graph, changed, changed2 = gen(rng, int(mb * 1e6))
     base = os.path.join(d, name)
     write(base + ".onnx", encode(model(graph), False))
@@ -489,10 +514,18 @@ def decode(data):
     return r.stdout.decode(errors="replace").splitlines()
 
 
-def selftest():
+def md_verdict(md, a, b):
+    """libprotobuf's MessageDifferencer on two files (bench/md_compare): its
+    exit status, 0 equal, 1 different."""
+    exe, desc = md
+    return subprocess.run([exe, desc, "onnx.ModelProto", a, b], check=False).returncode
+
+
+def selftest(md=None):
+    """md: (md_compare, descriptor set) to ask libprotobuf too, or None."""
     ok = True
     with tempfile.TemporaryDirectory() as d:
-        for kind, mb in (("fields", 0.1), ("tensors", 0.4)):
+        for kind, mb in (("fields", 0.1), ("tensors", 0.4), ("float_tensors", 0.4)):
             files = make_set(d, kind, kind, mb, ("change", "copy"), 7)
             a, b, c, cp = (open(p, "rb").read() for p in files)
             ta, tb, tc = decode(a), decode(b), decode(c)
@@ -505,8 +538,16 @@ def selftest():
                 ("change decodes to one different line", diffs == 1),
                 ("copy is a byte copy", a == cp),
             ]
+            if kind == "float_tensors":  # 4 bytes a float packed, 5 unpacked
+                checks.append(("float_data unpacked in the re-encoding", len(b) > 1.2 * len(a)))
+            if md:
+                checks += [
+                    ("MessageDifferencer: re-encoding equal", md_verdict(md, files[0], files[1]) == 0),
+                    ("MessageDifferencer: change differs", md_verdict(md, files[0], files[2]) == 1),
+                    ("MessageDifferencer: copy equal", md_verdict(md, files[0], files[3]) == 0),
+                ]
             for what, good in checks:
-                print("selftest %-8s %-40s %s" % (kind, what, "ok" if good else "FAILED"))
+                print("selftest %-13s %-40s %s" % (kind, what, "ok" if good else "FAILED"))
                 ok = ok and good
     return ok
 
@@ -519,9 +560,11 @@ def main():
     ap.add_argument("--jobs", type=int, default=min(2, os.cpu_count() or 1))
     ap.add_argument("--sets", default=",".join(SETS), help="comma-separated: " + ",".join(SETS))
     ap.add_argument("--selftest", action="store_true")
+    ap.add_argument("--md-compare", nargs=2, metavar=("MD_COMPARE", "DESC"),
+                    help="--selftest asks libprotobuf too: bench/md_compare and onnx's descriptor set")
     args = ap.parse_args()
     if args.selftest:
-        sys.exit(0 if selftest() else 1)
+        sys.exit(0 if selftest(args.md_compare) else 1)
     os.makedirs(args.dir, exist_ok=True)
     names = sorted(args.sets.split(","), key=lambda n: -SETS[n][1])  # biggest first
     jobs = [(args.dir, n, args.seed, args.scale) for n in names]

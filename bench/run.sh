@@ -13,6 +13,7 @@
 #                    is stopped and reported as skipped on that model         (60)
 #   BENCH_SCALE      multiplies every input size (1); BENCH_SEED (20240601)
 #   MD_COMPARE       the MessageDifferencer program (next to PBDIFF, in bench/)
+#   FLOOR            the floor, bench/floor.c            (next to PBDIFF, in bench/)
 # Prints a Markdown table and writes it to bench/results.md.
 set -euo pipefail
 
@@ -30,7 +31,7 @@ mkdir -p "$D"
 TF=$D/time.out
 trap 'rm -f "$D/a.txt" "$D/b.txt" "$TF"' EXIT
 
-for tool in /usr/bin/python3 protoc /usr/bin/time cmp diff timeout g++ pkg-config; do
+for tool in /usr/bin/python3 protoc /usr/bin/time cmp diff timeout g++ pkg-config valgrind; do
   command -v "$tool" >/dev/null || { echo "bench: $tool is missing (make deps installs it)" >&2; exit 2; }
 done
 
@@ -55,11 +56,21 @@ else
   g++ -O2 -std=c++17 -o "$MDC" "$here/md_compare.cc" $(pkg-config --cflags --libs protobuf)
 fi
 
+# The floor (bench/floor.c), copied for the same reason; built here if missing.
+FLOOR_SRC=${FLOOR:-$(dirname "$PBDIFF_SRC")/bench/floor}
+export FLOOR=$D/floor.bin
+if [ -x "$FLOOR_SRC" ]; then
+  cp "$FLOOR_SRC" "$FLOOR"
+else
+  cc -std=c11 -O2 -D_DEFAULT_SOURCE -I"$here/../include" -o "$FLOOR" "$here/floor.c" \
+    "$(dirname "$PBDIFF_SRC")/libpbdiff.a" -lxxhash -lz -lcrypto -lpthread -lm
+fi
+
 # A descriptor set compiled once, so that no figure includes protoc's time.
 export DESC=$D/onnx.desc
 protoc --include_imports -I/usr/include -o "$DESC" onnx/onnx.proto
 
-/usr/bin/python3 "$here/gen_onnx.py" --selftest >/dev/null ||
+/usr/bin/python3 "$here/gen_onnx.py" --selftest --md-compare "$MDC" "$DESC" >/dev/null ||
   { echo "bench: gen_onnx.py --selftest failed: the re-encodings would not be equal" >&2; exit 1; }
 /usr/bin/python3 "$here/gen_onnx.py" --dir "$D" --seed "$SEED" --scale "$SCALE" >&2
 sync # no write-back of fresh inputs under the first figures
@@ -77,10 +88,11 @@ declare -A CMD=(
         exec diff "$D/a.txt" "$D/b.txt" >/dev/null'
   [cat]='exec cat "$L" "$R" >/dev/null'
   [cmp]='exec cmp "$L" "$R" >/dev/null'
+  [fl]='exec "$FLOOR" "$DESC" "$TYPE" "$L" "$R"'
 )
 declare -A NAME=([pq]="pbdiff -q" [pr]="pbdiff (report)" [md]="MessageDifferencer"
-  [pt]="protoc --decode ×2 + diff" [cat]="cat" [cmp]="cmp")
-TOOLS="pq pr md pt cat cmp"
+  [pt]="protoc --decode ×2 + diff" [cat]="cat" [cmp]="cmp" [fl]="floor")
+TOOLS="pq pr md pt cat cmp fl"
 
 declare -A RES=() SKIPPED=() BAD=()
 WARNINGS=()
@@ -101,6 +113,7 @@ run_once() {
 median() { sort -n | awk '{ a[NR] = $1 } END { print (NR % 2) ? a[(NR + 1) / 2] : int((a[NR / 2] + a[NR / 2 + 1]) / 2) }'; }
 
 # measure KEY MODEL TOOL LEFT RIGHT EXPECTED_EXIT: RES[KEY:TOOL]="ns kb runs".
+# EXPECTED_EXIT "-": 0 and 1 both fine (the floor on a re-encoding).
 measure() {
   local key=$1 model=$2 tool=$3 l=$4 r=$5 expect=$6 runs=$RUNS i ns=() kb=()
   if [ -n "${SKIPPED[$model:$tool]:-}" ]; then RES[$key:$tool]=skip; return; fi
@@ -119,7 +132,7 @@ measure() {
       echo "bench: ${WARNINGS[-1]}" >&2
       return
     fi
-    if [ "$RC" != "$expect" ] && [ -z "${BAD[$key:$tool]:-}" ]; then
+    if [ "$expect" != - ] && [ "$RC" != "$expect" ] && [ -z "${BAD[$key:$tool]:-}" ]; then
       BAD[$key:$tool]=1
       WARNINGS+=("WARNING: ${NAME[$tool]} on $l vs $r exited $RC, expected $expect")
       echo "bench: ${WARNINGS[-1]}" >&2
@@ -145,6 +158,9 @@ PAIRS=(
   "t.eq t t.onnx t.reenc.onnx 0 tensor-heavy, equal re-encoding"
   "t.ch t t.onnx t.change.onnx 1 tensor-heavy, one change"
   "t.cp t t.onnx t.copy.onnx 0 tensor-heavy, byte copy"
+  "tf.eq tf tf.onnx tf.reenc.onnx 0 tensor-heavy float_data, packed vs unpacked"
+  "tf.ch tf tf.onnx tf.change.onnx 1 tensor-heavy float_data, one change"
+  "tf.cp tf tf.onnx tf.copy.onnx 0 tensor-heavy float_data, byte copy"
 )
 for p in "${PAIRS[@]}"; do
   read -r key model l r expect _ <<<"$p"
@@ -158,6 +174,10 @@ for p in "${PAIRS[@]}"; do
     case $tool in
       cmp) [ "${key#*.}" = cp ] && measure "$key" "$model" cmp "$l" "$r" 0 ;;
       cat) measure "$key" "$model" cat "$l" "$r" 0 ;;
+      # the floor applies no rule: on a re-encoding its verdict means nothing
+      fl) measure "$key" "$model" fl "$l" "$r" "$([ "${key#*.}" = eq ] && echo - || echo "$expect")" ;;
+      # 2 x 25 M unpacked floats as text: the t pairs already time protoc's decode
+      pt) [ "$model" = tf ] || measure "$key" "$model" pt "$l" "$r" "$expect" ;;
       *) measure "$key" "$model" "$tool" "$l" "$r" "$expect" ;;
     esac
   done
@@ -177,6 +197,13 @@ if [ ! -s "$D/c.left.bin" ] || [ "$(cat "$D/c.count" 2>/dev/null)" != "$CORPUS_N
     --shuffle "$SEED" --change 1000:7 "$D/c.right.bin"
   echo "$CORPUS_N" >"$D/c.count"
 fi
+# RIGHT again with header.timestamp and trace_id drawn at random in every
+# record (a serialiser that stamps each run), compared under --ignore of both
+if [ ! -s "$D/c.noise.bin" ] || [ "$(cat "$D/c.noise.count" 2>/dev/null)" != "$CORPUS_N" ]; then
+  /usr/bin/python3 "$here/../tests/support/write_corpus.py" --count "$CORPUS_N" --style b \
+    --shuffle "$SEED" --change 1000:7 --noise "$SEED" "$D/c.noise.bin"
+  echo "$CORPUS_N" >"$D/c.noise.count"
+fi
 cat "$D"/c.*.bin >/dev/null
 # shellcheck disable=SC2016
 CMD[cq]='exec "$PBDIFF" -q -s "$CDESC" -t corpus.Record --framing delimited --record-key id "$L" "$R"'
@@ -191,6 +218,10 @@ CORPUS_TOOLS="cq cs cr cat"
 for tool in $CORPUS_TOOLS; do
   measure c.ch c "$tool" c.left.bin c.right.bin "$([ "$tool" = cat ] && echo 0 || echo 1)"
 done
+# shellcheck disable=SC2016
+CMD[ci]='exec "$PBDIFF" --stat --ignore header.timestamp --ignore trace_id -s "$CDESC" -t corpus.Record --framing delimited --record-key id "$L" "$R" >/dev/null'
+NAME[ci]="pbdiff --record-key --stat --ignore"
+measure c.ci c ci c.left.bin c.noise.bin 1
 
 # ------------------------------------------------------------------ patch, merge
 # pbdiff apply of the one-change patch (f.onnx to f.change.onnx) to f.onnx, and
@@ -279,9 +310,17 @@ else
   WARNINGS+=("WARNING: no Python module at $PYLIB_SRC (make python): no Python lines")
 fi
 
+# ------------------------------------------------------------------ callgrind
+# Instructions, not time, on the 5 MB field-heavy pair: pbdiff -q, the floor
+# and MessageDifferencer, once each (bench/ratios.sh).
+# shellcheck source=bench/ratios.sh
+. "$here/ratios.sh"
+for tool in pq fl md; do callgrind "$tool" f10.onnx f10.reenc.onnx; done
+
 # ------------------------------------------------------------------ the report
 
-# cell KEY TOOL: "5.81 s (23x), 812 MiB", relative to pbdiff -q on the same pair.
+# cell KEY TOOL: "5.81 s (23x), 812 MiB", relative to pbdiff -q on the same pair;
+# the floor's cell the other way round: "0.05 s (pbdiff -q 4.2x), 11 MiB".
 cell() {
   local r=${RES[$1:$2]:-} base=${RES[$1:pq]%% *}
   case $r in
@@ -289,10 +328,12 @@ cell() {
     skip) printf 'skipped (>%s s)' "$SKIP_SECS" ;;
     error*) printf '**error (exit %s)**' "${r#error }" ;;
     *)
-      awk -v r="$r" -v base="$base" -v self="$( [ "$2" = pq ] || [ "$2" = cq ] && echo 1)" -v bad="${BAD[$1:$2]:-}" 'BEGIN {
+      awk -v r="$r" -v base="$base" -v self="$( [ "$2" = pq ] || [ "$2" = cq ] && echo 1)" -v bad="${BAD[$1:$2]:-}" \
+        -v floor="$([ "$2" = fl ] && echo 1)" 'BEGIN {
         split(r, v, " "); s = v[1] / 1e9; x = base + 0 > 0 ? v[1] / base : 0
         printf (s < 0.1 ? "%.3f s" : "%.2f s"), s
-        if (!self && base + 0 > 0) printf (x < 0.1 ? " (%.2fx)" : x < 10 ? " (%.1fx)" : " (%.0fx)"), x
+        if (floor && x > 0) printf " (pbdiff -q %.1fx)", 1 / x
+        else if (!self && base + 0 > 0) printf (x < 0.1 ? " (%.2fx)" : x < 10 ? " (%.1fx)" : " (%.0fx)"), x
         printf ", %.0f MiB", v[2] / 1024
         if (v[3] != '"$RUNS"') printf " [%d runs]", v[3]
         if (bad) printf " **WRONG VERDICT**"
@@ -306,7 +347,8 @@ table() {
   echo "$(date -u '+%Y-%m-%d %H:%M UTC'), $(uname -m), $(nproc) cores, $VERSION;" \
     "median of $RUNS runs (fewer where marked), seed $SEED$([ "$SCALE" = 1 ] || echo ", scale $SCALE")."
   echo
-  echo "Each cell: median wall-clock time (its ratio to \`pbdiff -q\` on the same pair), median peak RSS."
+  echo "Each cell: median wall-clock time (its ratio to \`pbdiff -q\` on the same pair), median peak RSS;"
+  echo "the floor's cell gives \`pbdiff -q\`'s time as a ratio to the floor's (bench/floor.c)."
   echo
   local head="| pair | inputs (MB) |" rule="|---|---|" row key model l r expect label
   for tool in $TOOLS; do head="$head ${NAME[$tool]} |"; rule="$rule---|"; done
@@ -351,6 +393,16 @@ table() {
     if (split(r, v, " ") < 3 || v[1] == "error") { printf "– | –"; exit }
     printf "%.0f | %.1fx", 2 * n / (v[1] / 1e9), v[2] * 1024 / b }') |"
   echo
+  echo "With noise: RIGHT's header.timestamp and trace_id random in every record (c.noise.bin),"
+  echo "both ignored, every record paired by \`--record-key id\` (ratio to \`pbdiff -q --record-key\` above):"
+  echo
+  RES[c.ci:pq]=${RES[c.ch:cq]}
+  echo "| pair | inputs (MB) | ${NAME[ci]} | records/s | peak / inputs |"
+  echo "|---|---|---|---|---|"
+  echo "| $CORPUS_N + $CORPUS_N records | $(awk -v a="$(size c.left.bin)" -v b="$(size c.noise.bin)" 'BEGIN { printf "%.1f + %.1f", a / 1e6, b / 1e6 }') | $(cell c.ci ci) | $(awk -v r="${RES[c.ci:ci]}" -v n="$CORPUS_N" -v b=$(($(size c.left.bin) + $(size c.noise.bin))) 'BEGIN {
+    if (split(r, v, " ") < 3 || v[1] == "error") { printf "– | –"; exit }
+    printf "%.0f | %.1fx", 2 * n / (v[1] / 1e9), v[2] * 1024 / b }') |"
+  echo
   echo "Patch and merge on the field-heavy model (ratios to \`pbdiff -q f.onnx f.change.onnx\`):"
   echo
   echo "| step | time | peak RSS | ratio to pbdiff -q |"
@@ -391,6 +443,12 @@ table() {
           v[1] / 1e9, v[2] / 1024, bound / 1048576, v[2] * 1024 / bound }'
   done
   echo
+  targets_table
+  echo
+  one_change_table
+  echo
+  callgrind_table
+  echo
   echo "Python: the pbdiff module (\`make python\`, docs/python.md) in process: both files mapped"
   echo "(\`mmap\`, as pbdiff maps them) and \`pbdiff.compare(a, b, schema=DESC, type=TYPE)\`, next to"
   echo "\`pbdiff -s DESC -t TYPE LEFT RIGHT\` (the report to /dev/null) run in turn with it by"
@@ -421,6 +479,10 @@ table() {
   echo "reverse order, flips packed and unpacked repeated scalars and splits some submessages in"
   echo "two parts, so it is equal in meaning and different in bytes.  \`cmp\` is timed on the byte"
   echo "copies only (on a re-encoding it stops at the first byte); \`cat\` reads both inputs once."
+  echo "The floor (bench/floor.c) walks both inputs by the schema, reads every tag and hashes every"
+  echo "leaf with XXH3, and applies no rule: its verdict on a re-encoding is not checked.  The tf"
+  echo "models hold their weights in \`float_data\` (packed in tf.onnx, unpacked in tf.reenc.onnx);"
+  echo "protoc is not timed on them (tens of millions of floats as text), only on the t models."
   echo "The schema is a descriptor set compiled once (\`-s\`), so protoc's start-up is not counted"
   echo "except in the protoc column, which decodes both inputs to text and diffs the texts."
   echo "[n runs]: the first run took over $SLOW_SECS s, so the median is of fewer runs."

@@ -76,6 +76,7 @@ typedef struct {
   /* --float-margin, --float-fraction SCOPE=VALUE, as given (the global
    * values are in compare.diff) */
   pbd_StrList scoped_margins, scoped_fractions;
+  pbd_StrList bytes_as;                    /* --bytes-as FIELD=KIND|none, as given */
   pbd_StrList labels;                      /* -L NAME: LEFT's, then RIGHT's */
   /* output */
   bool quiet;
@@ -174,6 +175,7 @@ typedef struct {
   pbd_IgnoreRule *ignores;
   pbd_ToleranceRule *tolerances;
   char *tolerance_scopes;     /* the strings the tolerances' patterns point into */
+  pbd_BytesView *views;       /* --bytes-as, resolved */
   pbd_DiffOptions diff;       /* the options' diff options with the rules in */
 } pbd_CliSchema;
 

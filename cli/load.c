@@ -205,6 +205,7 @@ void pbd_Cli_FreeSchema(pbd_CliSchema *s) {
   free(s->ignores);
   free(s->tolerances);
   free(s->tolerance_scopes);
+  free(s->views);
   memset(s, 0, sizeof *s); /* the pool stays in the cache */
 }
 

@@ -133,6 +133,13 @@ static const Option kOptions[] = {
      "floats equal when |a-b| <= Y * max(|a|,|b|);\nSCOPE=Y as --float-margin's SCOPE=X",
      NULL, .set = opt_set_tolerance, .field = FIELD(compare.diff.float_fraction),
      .config_key = "float-fraction"},
+    {"bytes-as", 0, "FIELD=KIND|none", kCompare | kHash, kSecComparison,
+     "read a bytes field as little-endian numbers, compared\nelement by element (FIELD[i], "
+     "tolerances apply):\nKIND float double float16 bfloat16 int8 uint8 int16\nuint16 int32 "
+     "uint32 int64 uint64 bool; a view, not a\nprotobuf rule (docs/semantics.md).  With "
+     "onnx.TensorProto\nin the schema, raw_data is read by data_type and equals\nfloat_data "
+     "etc. of the same values (preset 'onnx');\n'none' turns every view off; repeatable",
+     NULL, LIST(bytes_as), .config_key = "bytes-as", .values = opt_bytes_as_values},
     /* matching */
     {"key", 0, "FIELD=SUB[+SUB...]", kCompare, kSecMatching,
      "match the elements of a repeated message field\nby key subfields; paths name the key: "
@@ -224,7 +231,7 @@ static const Option kOptions[] = {
      "the [file \"GLOB\"] of the section written (default *)", NULL, STRING(section)},
     {"recursive", 'r', NULL, kCompare, kSecDirs,
      "compare DIR1 and DIR2 file by file (by relative path)", NULL, FLAG(recursive)},
-    {"jobs", 'j', "N", kCompare, kSecDirs, "compare N files at a time (default: the number of cores)",
+    {"jobs", 'j', "N", kCompare, kSecDirs, "compare N files (-r) or records (--record-key) at a time (default: the number of cores)",
      NULL, .set = opt_set_count_int, .field = FIELD(jobs), .min = 1, .max = 1024},
     {"summary", 0, NULL, kCompare, kSecDirs, "one line per file instead of the differences", NULL,
      FLAG(summary)},
@@ -282,7 +289,9 @@ static const char *const kUsageHead[] = {
         "same options. Fingerprints start with their scheme, pbh1:, and stay stable\n"
         "across pbdiff versions of that scheme (docs/hash.md). A .pbdiff's matching\n"
         "rules (key, repeated-as-set, ignore) are for comparisons: hash does not apply\n"
-        "them, so a pair a comparison calls equal through an ignore rule hashes apart.\n",
+        "them, so a pair a comparison calls equal through an ignore rule hashes apart.\n"
+        "Nor typed views of bytes (--bytes-as, the onnx.TensorProto preset): a tensor\n"
+        "in raw_data and in float_data hash apart (a note says so under --bytes-as).\n",
     [kPbd_Cmd_Noise] =
         "Usage: pbdiff noise [OPTIONS] RUN1 RUN2\n"
         "       pbdiff noise -r [OPTIONS] DIR1 DIR2\n"
@@ -451,8 +460,8 @@ static void check_combinations(pbd_Command cmd, const pbd_CliOptions *o) {
     die_usage(cmd, "%s", "--explain and --summary are for single comparisons and -r, not --record-key");
   if (o->patch && (o->recursive || o->record_key || o->quiet || o->explain || o->report.stat))
     die_usage(cmd, "%s", "--format patch writes one patch for two files: not with -r, --record-key, -q, --explain or --stat");
-  if ((o->summary || o->jobs) && !o->recursive)
-    die_usage(cmd, "%s", "--summary and --jobs are for -r (directories)");
+  if ((o->summary || (o->jobs && !o->record_key && !o->noise)) && !o->recursive)
+    die_usage(cmd, "%s", "--summary and --jobs are for -r (directories) and --record-key");
 }
 
 /* What follows from the options rather than being one. */
@@ -530,13 +539,13 @@ int pbd_Cli_ParseOptions(int argc, char **argv, pbd_Command cmd, pbd_CliOptions 
   return optind;
 }
 
-enum { kLists = 11 };
+enum { kLists = 12 };
 
 /* The options' lists (each owns its array of pointers). */
 static void option_lists(pbd_CliOptions *o, pbd_StrList *lists[kLists]) {
   pbd_StrList *all[kLists] = {&o->schemas, &o->protos, &o->includes, &o->left_schemas,
                               &o->right_schemas, &o->keys, &o->sets, &o->ignores, &o->labels,
-                              &o->scoped_margins, &o->scoped_fractions};
+                              &o->scoped_margins, &o->scoped_fractions, &o->bytes_as};
   memcpy(lists, all, sizeof all);
 }
 

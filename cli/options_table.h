@@ -62,6 +62,7 @@ const char *opt_input_format_values(void);
 const char *opt_compression_values(void);
 const char *opt_plain_format_values(void);
 const char *opt_color_values(void);
+const char *opt_bytes_as_values(void);
 const char *opt_report_format_values(void);
 bool opt_set_tolerance(pbd_CliOptions *o, const Option *opt, const char *arg, char *why, size_t n);
 bool opt_any_scoped_above_zero(const pbd_StrList *l);

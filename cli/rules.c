@@ -1,6 +1,7 @@
-/* pbdiff CLI — the matching options (--key, --repeated-as-set, --ignore)
- * and scoped tolerances (--float-margin, --float-fraction SCOPE=VALUE)
- * turned into the library's rules for one schema. */
+/* pbdiff CLI — the matching options (--key, --repeated-as-set, --ignore),
+ * typed views of bytes (--bytes-as) and scoped tolerances (--float-margin,
+ * --float-fraction SCOPE=VALUE) turned into the library's rules for one
+ * schema. */
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -105,15 +106,23 @@ static const pbd_MessageDef *inner_type(const pbd_FieldDef *fd) {
  * a field number, an extension or an Any payload, past which types are not
  * followed), so that a typo is an error, not a rule that matches nothing.
  * A pattern that reads as MESSAGE.FIELD is checked as a full field name. */
-static bool check_pattern(const char *option, const pbd_DefPool *pool, const pbd_MessageDef *type,
-                          const char *pattern, pbd_Status *s) {
+/* *last gets the field the pattern ends at (NULL when it ends past a
+ * `*`, a number, an extension or an Any payload, where types are not
+ * followed). */
+static bool check_pattern_at(const char *option, const pbd_DefPool *pool,
+                             const pbd_MessageDef *type, const char *pattern,
+                             const pbd_FieldDef **last, pbd_Status *s) {
   const pbd_MessageDef *m = type;
   char name[256];
+  *last = NULL;
   for (const char *p = pattern; *p;) {
     bool named_place = p == pattern || *p == '.';
     if (*p == '.') p++;
     if (*p == '[') {
-      if (named_place) return true; /* an extension or an Any's type */
+      if (named_place) { /* an extension or an Any's type */
+        *last = NULL;
+        return true;
+      }
       bool quoted = false;
       for (p++; *p && (quoted || *p != ']'); p++) {
         if (*p == '\\' && quoted && p[1]) p++;
@@ -123,6 +132,7 @@ static bool check_pattern(const char *option, const pbd_DefPool *pool, const pbd
       continue;
     }
     size_t n = strcspn(p, ".[");
+    *last = NULL;
     if (n == 0 || n >= sizeof name) return true;
     memcpy(name, p, n);
     name[n] = '\0';
@@ -150,8 +160,15 @@ static bool check_pattern(const char *option, const pbd_DefPool *pool, const pbd
       return false;
     }
     m = inner_type(fd);
+    *last = fd;
   }
   return true;
+}
+
+static bool check_pattern(const char *option, const pbd_DefPool *pool, const pbd_MessageDef *type,
+                          const char *pattern, pbd_Status *s) {
+  const pbd_FieldDef *last;
+  return check_pattern_at(option, pool, type, pattern, &last, s);
 }
 
 /* Across two schema versions a path may be in one of them only, so that
@@ -160,11 +177,156 @@ static bool one_schema(const pbd_CliOptions *o) {
   return !o->left_schemas.n && !o->right_schemas.n && !o->left_type && !o->right_type;
 }
 
-/* A field whose values a tolerance can reach: a float, or a message (whose
- * floats it covers). */
-static bool may_hold_floats(const pbd_FieldDef *fd) {
+/* ---- Typed views of bytes (--bytes-as) ---------------------------------------- */
+
+static bool is_onnx_raw_data(const pbd_FieldDef *fd) {
+  return !strcmp(fd->full_name, "onnx.TensorProto.raw_data");
+}
+
+/* The field a --bytes-as names: a full field name, else a path pattern
+ * over the type that ends at one field; it must be a singular bytes
+ * field. */
+static const pbd_FieldDef *view_field(const pbd_CliOptions *o, const pbd_CliSchema *out,
+                                      const char *name, const char *spec, pbd_Status *s) {
+  const pbd_FieldDef *fd = pbd_DefPool_FindFieldByFullName(out->pool, name);
+  if (!fd && out->type && one_schema(o)) {
+    if (!check_pattern_at("--bytes-as", out->pool, out->type, name, &fd, s)) return NULL;
+  }
+  if (!fd) {
+    pbd_Status_SetError(s, kPbd_Status_Usage,
+                        "--bytes-as %s: '%s' is no field of the schema (want package.Message.field "
+                        "or a path to one)", spec, name);
+    return NULL;
+  }
+  if (fd->type != kPbd_Type_Bytes || fd->is_repeated) {
+    pbd_Status_SetError(s, kPbd_Status_Usage,
+                        "--bytes-as %s: %s is not a singular bytes field (only bytes are viewed "
+                        "as numbers)", spec, fd->full_name);
+    return NULL;
+  }
+  return fd;
+}
+
+/* One FIELD=KIND into out->views[*n] (or, for onnx.TensorProto.raw_data=onnx,
+ * the preset). */
+static bool resolve_view(const pbd_CliOptions *o, pbd_CliSchema *out, const char *spec, size_t *n,
+                         pbd_Status *s) {
+  const char *eq = strrchr(spec, '=');
+  char name[512];
+  if (!eq || eq == spec || !eq[1] || (size_t)(eq - spec) >= sizeof name) {
+    pbd_Status_SetError(s, kPbd_Status_Usage, "--bytes-as wants FIELD=KIND or none, not '%s'", spec);
+    return false;
+  }
+  memcpy(name, spec, (size_t)(eq - spec));
+  name[eq - spec] = '\0';
+  bool preset = !strcmp(eq + 1, "onnx");
+  pbd_ElemKind kind = pbd_ElemKind_FromName(eq + 1);
+  if (!preset && !kind) {
+    pbd_Status_SetError(s, kPbd_Status_Usage,
+                        "--bytes-as %s: no element kind '%s' (float, double, float16, bfloat16, "
+                        "int8, uint8, int16, uint16, int32, uint32, int64, uint64, bool or onnx)",
+                        spec, eq + 1);
+    return false;
+  }
+  if (!out->pool) {
+    pbd_Status_SetError(s, kPbd_Status_Usage, "--bytes-as needs a schema (-s or --proto)");
+    return false;
+  }
+  const pbd_FieldDef *fd = view_field(o, out, name, spec, s);
+  if (!fd) return false;
+  if (preset && !is_onnx_raw_data(fd)) {
+    pbd_Status_SetError(s, kPbd_Status_Usage,
+                        "--bytes-as %s: 'onnx' is the view of onnx.TensorProto.raw_data, not of %s",
+                        spec, fd->full_name);
+    return false;
+  }
+  if (preset) {
+    out->diff.onnx_tensors = true;
+    return true;
+  }
+  for (size_t k = 0; k < *n; k++)
+    if (out->views[k].field == fd) {
+      pbd_Status_SetError(s, kPbd_Status_Usage, "--bytes-as: two views of %s", fd->full_name);
+      return false;
+    }
+  out->views[(*n)++] = (pbd_BytesView){fd, kind};
+  return true;
+}
+
+static bool has_onnx_tensors(const pbd_DefPool *pool) {
+  const pbd_MessageDef *t = pool ? pbd_DefPool_FindMessageByName(pool, "onnx.TensorProto") : NULL;
+  const pbd_FieldDef *raw = t ? pbd_MessageDef_FindFieldByNumber(t, 9) : NULL;
+  return raw && raw->type == kPbd_Type_Bytes && is_onnx_raw_data(raw);
+}
+
+static void say_view_note(void *ctx, const char *line) {
+  (void)ctx;
+  fprintf(stderr, "pbdiff: note: %s\n", line);
+}
+
+/* --bytes-as into out->diff's views; the ONNX preset wherever the schema
+ * has onnx.TensorProto, unless a 'none' turns every view off. */
+static bool resolve_views(const pbd_CliOptions *o, pbd_CliSchema *out, pbd_Status *s) {
+  bool none = false;
+  for (size_t i = 0; i < o->bytes_as.n; i++) none = none || !strcmp(o->bytes_as.v[i], "none");
+  out->diff.onnx_tensors = false;
+  out->diff.bytes_views = NULL;
+  out->diff.bytes_view_count = 0;
+  if (none) return true;
+  out->views = calloc(o->bytes_as.n + 1, sizeof *out->views);
+  if (!out->views) {
+    pbd_Status_SetError(s, kPbd_Status_OutOfMemory, "out of memory");
+    return false;
+  }
+  size_t n = 0;
+  for (size_t i = 0; i < o->bytes_as.n; i++)
+    if (!resolve_view(o, out, o->bytes_as.v[i], &n, s)) return false;
+  if (has_onnx_tensors(out->pool)) out->diff.onnx_tensors = true;
+  out->diff.bytes_views = out->views;
+  out->diff.bytes_view_count = n;
+  if (!o->quiet) out->diff.view_note = say_view_note;
+  return true;
+}
+
+/* The view --bytes-as gives a bytes field (None: none). */
+static pbd_ElemKind view_of(const pbd_CliSchema *out, const pbd_FieldDef *fd) {
+  for (size_t i = 0; i < out->diff.bytes_view_count; i++)
+    if (out->diff.bytes_views[i].field == fd) return out->diff.bytes_views[i].kind;
+  return kPbd_Elem_None;
+}
+
+/* A field whose values a tolerance can reach under the options in force:
+ * a float, a message (whose floats it covers), or a bytes field read as
+ * floats (--bytes-as, or raw_data under the ONNX preset, whose data_type
+ * may be a float type). */
+static bool may_hold_floats(const pbd_CliSchema *out, const pbd_FieldDef *fd) {
+  if (fd->type == kPbd_Type_Bytes && view_of(out, fd)) return pbd_ElemKind_IsFloat(view_of(out, fd));
+  if (fd->type == kPbd_Type_Bytes) return out->diff.onnx_tensors && is_onnx_raw_data(fd);
   return fd->type == kPbd_Type_Float || fd->type == kPbd_Type_Double ||
          fd->type == kPbd_Type_Message || fd->type == kPbd_Type_Group;
+}
+
+/* The error for a tolerance whose scope holds no floats: a tolerance
+ * there would do nothing, so it is refused, with what would make it
+ * apply. */
+static void no_floats(const pbd_CliSchema *out, const char *option, const char *scope,
+                      const pbd_FieldDef *fd, pbd_Status *s) {
+  if (fd->type == kPbd_Type_Bytes && view_of(out, fd))
+    pbd_Status_SetError(s, kPbd_Status_Usage,
+                        "%s %s: %s is read as %s, which are no floats (a tolerance applies to "
+                        "floats: --bytes-as %s=float or =double)",
+                        option, scope, fd->full_name, pbd_ElemKind_Name(view_of(out, fd)),
+                        fd->full_name);
+  else if (fd->type == kPbd_Type_Bytes)
+    pbd_Status_SetError(s, kPbd_Status_Usage,
+                        "%s %s: %s is a bytes field, which holds no floats (to compare its bytes as "
+                        "floats, give --bytes-as %s=float)",
+                        option, scope, fd->full_name, fd->full_name);
+  else
+    pbd_Status_SetError(s, kPbd_Status_Usage,
+                        "%s %s: %s holds no floats (a scope is a float, double or message field, a "
+                        "bytes field under --bytes-as, or a path to one)",
+                        option, scope, fd->full_name);
 }
 
 /* One --float-margin or --float-fraction SCOPE=VALUE into a rule: the
@@ -186,19 +348,22 @@ static bool resolve_tolerance(const pbd_CliOptions *o, const pbd_CliSchema *out,
   *text += len + 1;
   *r = (pbd_ToleranceRule){.margin = margin ? v : -1, .fraction = margin ? -1 : v};
   const pbd_FieldDef *fd = out->pool ? pbd_DefPool_FindFieldByFullName(out->pool, scope) : NULL;
-  if (fd && !may_hold_floats(fd)) {
-    pbd_Status_SetError(s, kPbd_Status_Usage,
-                        "%s %s: the field holds no floats (a scope is a float, double or "
-                        "message field, or a path pattern)",
-                        option, scope);
+  if (fd && !may_hold_floats(out, fd)) {
+    no_floats(out, option, scope, fd, s);
     return false;
   }
   if (fd) {
     r->field = fd;
     return true;
   }
-  if (out->type && one_schema(o) && !check_pattern(option, out->pool, out->type, scope, s))
-    return false;
+  if (out->type && one_schema(o)) {
+    const pbd_FieldDef *last;
+    if (!check_pattern_at(option, out->pool, out->type, scope, &last, s)) return false;
+    if (last && !may_hold_floats(out, last)) { /* a path that ends at a field of no floats */
+      no_floats(out, option, scope, last, s);
+      return false;
+    }
+  }
   r->pattern = scope;
   return true;
 }
@@ -274,6 +439,7 @@ bool pbd_Cli_ResolveRules(const pbd_CliOptions *o, pbd_CliSchema *out, pbd_Statu
   out->diff.key_trouble = pbd_Cli_KeyTrouble; /* said once at the end (cli/key_warnings.c) */
   out->diff.ignores = out->ignores;
   out->diff.ignore_count = o->ignores.n;
+  if (!resolve_views(o, out, s)) return false;
   if (!resolve_tolerances(o, out, s)) return false;
   out->diff.tolerances = out->tolerances;
   out->diff.tolerance_count = o->scoped_margins.n + o->scoped_fractions.n;

@@ -2,7 +2,7 @@
 # Installs the Debian packages pbdiff needs, when they are missing.
 # Usage: scripts/deps.sh            (quiet when everything is there)
 set -eu
-PKGS="build-essential clang pkg-config libxxhash-dev zlib1g-dev libssl-dev check protobuf-compiler libprotobuf-dev libonnx-dev libonnx-testdata git time python3 python3-distributed python3-dev python3-setuptools python3-protobuf python3-pytest python3-onnx chromium"
+PKGS="build-essential clang pkg-config libxxhash-dev zlib1g-dev libssl-dev check protobuf-compiler libprotobuf-dev libonnx-dev libonnx-testdata git time python3 python3-distributed python3-dev python3-setuptools python3-protobuf python3-pytest python3-onnx chromium valgrind"
 
 missing=""
 for p in $PKGS; do

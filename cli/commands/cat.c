@@ -407,6 +407,7 @@ int pbd_Cli_Cat(int argc, char **argv) {
   }
   pbd_CliOptions so = eff;
   so.keys.n = so.sets.n = so.ignores.n = so.scoped_margins.n = so.scoped_fractions.n = 0;
+  so.bytes_as.n = 0; /* views are the comparison's (a .pbdiff may set them) */
   if (pbd_Cli_LoadSchema(&so, 0, &schema, &error)) {
     pbd_ReadOptions topts = eff.compare.read;
     topts.hash_seed = 0; /* fixed: the output must not depend on the run */

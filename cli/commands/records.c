@@ -20,7 +20,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <pthread.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "cli.h"
 #include "record_notes.h"
@@ -39,6 +41,12 @@ typedef struct {
   pbd_RecordKey key;
   pbd_RecordIndex *index;
   size_t dup_lines;
+  /* the key pass's own, so that the two sides can be read at once */
+  pbd_IgnoreHash *ignore;  /* the hash under --ignore, or NULL: the plain hash */
+  pbd_Buf key_text, scratch; /* a record's key text; its bytes less what is ignored */
+  pbd_Arena *arena;
+  pbd_CliError e;
+  bool ok;
 } Side;
 
 typedef struct {
@@ -57,8 +65,11 @@ typedef struct {
   size_t frames_cap;
   pbd_CliError *e;
   size_t n_edits;
+  size_t threads;                 /* -j: the key pass's and the pairs' threads */
   bool failed;
 } Run;
+
+typedef struct PairPool PairPool;
 
 
 /* ---- Reading each side ---------------------------------------------------------- */
@@ -94,12 +105,25 @@ static void position_key(const Side *s, size_t f, size_t i, pbd_Buf *out) {
   pbd_Buf_Printf(out, "%s#%zu", s->rels ? s->rels[f] : "", i);
 }
 
+/* The hash a record is paired by: under --ignore, its hash with the
+ * ignored fields left out where that hash can be had (then the pairs that
+ * differ only there are equal without a walk), else its hash. */
+static bool pairing_hash(const Side *s, const pbd_CliInput *in, size_t i,
+                         const pbd_MessageDef *type, const pbd_ReadOptions *ro,
+                         pbd_Hasher *hasher, pbd_Buf *scratch, pbd_Hash128 *h, pbd_Status *st) {
+  if (!s->ignore || type != pbd_IgnoreHash_Type(s->ignore)) return true;
+  pbd_Hash128 ih;
+  if (pbd_IgnoreHash_Hash(s->ignore, hasher, in->data, in->begin[i], in->end[i], ro, scratch, &ih, st))
+    *h = ih;
+  return pbd_Status_IsOk(st);
+}
+
 static bool index_record(Run *run, Side *s, int side, size_t f, size_t i, pbd_Hasher *hasher,
-                         pbd_Status *st) {
+                         pbd_Hasher *ignore_hasher, pbd_Status *st) {
   const pbd_CliInput *in = &s->inputs[f];
   const pbd_ReadOptions *ro = side == 1 ? &run->lread : &run->rread;
   pbd_Hash128 h;
-  pbd_Buf_Truncate(&run->key, 0);
+  pbd_Buf_Truncate(&s->key_text, 0);
   pbd_Part part = {in->data + in->begin[i], in->end[i] - in->begin[i]};
   const pbd_MessageDef *type = pbd_Cli_RecordType(in, &s->schema, i); /* Confluent indexes */
   if (!pbd_Hasher_HashParts(hasher, type, &part, 1, 0, &h, NULL, st)) return false;
@@ -107,48 +131,86 @@ static bool index_record(Run *run, Side *s, int side, size_t f, size_t i, pbd_Ha
     pbd_StrView kafka;
     if (!pbd_RecordKey_ReadWithKafkaKey(&s->key, type, in->data, in->begin[i],
                                         in->end[i], h, ro, pbd_Cli_KafkaKey(in, i, &kafka),
-                                        run->arena, &run->key, st))
+                                        s->arena, &s->key_text, st))
       return false;
   } else {
-    position_key(s, f, i, &run->key);
+    position_key(s, f, i, &s->key_text);
   }
-  if (run->key.oom || !pbd_RecordIndex_Add(s->index, run->key.data ? run->key.data : "",
-                                           run->key.len, (uint32_t)f, i, h)) {
-    pbd_Status_SetError(st, kPbd_Status_OutOfMemory, "out of memory");
+  if (!pairing_hash(s, in, i, type, ro, ignore_hasher, &s->scratch, &h, st)) return false;
+  if (s->key_text.oom || !pbd_RecordIndex_Add(s->index, s->key_text.data ? s->key_text.data : "",
+                                         s->key_text.len, (uint32_t)f, i, h)) {
+    if (pbd_RecordIndex_Full(s->index)) /* records are numbered in 4 bytes */
+      pbd_Status_SetError(st, kPbd_Status_TooLarge,
+                          "more than %u records on one side, or a record key over 16 MiB",
+                          (unsigned)PBD_MAX_RECORDS);
+    else
+      pbd_Status_SetError(st, kPbd_Status_OutOfMemory, "out of memory");
     return false;
   }
   return true;
 }
 
-static bool read_side(Run *run, Side *s, int side) {
-  for (size_t f = 0; f < s->nfiles; f++) {
-    if (!pbd_Cli_ReadInput(run->o, &s->schema, side, s->paths ? s->paths[f] : s->root, NULL,
-                           side == 1 ? run->o->left_format : run->o->right_format, NULL,
-                           &s->inputs[f], run->e))
-      return false;
-    /* one hasher per file: its working memory serves every record */
-    pbd_Hasher *hasher = pbd_Hasher_New(s->inputs[f].data, side == 1 ? &run->lread : &run->rread, NULL);
-    if (!hasher) {
-      pbd_CliError_Set(run->e, false, "out of memory");
-      return false;
-    }
-    for (size_t i = 0; i < s->inputs[f].nmsgs; i++) {
-      pbd_Status st;
-      pbd_Status_Clear(&st);
-      if (!index_record(run, s, side, f, i, hasher, &st)) {
-        pbd_Hasher_Free(hasher);
-        if (run->o->delimited) {
-          char seg[32];
-          snprintf(seg, sizeof seg, "[%zu]", i);
-          pbd_Status_PrependPath(&st, seg);
-        }
-        pbd_CliError_FromStatus(run->e, s->inputs[f].name, &st);
-        return false;
+static bool read_file(Run *run, Side *s, int side, size_t f) {
+  const pbd_ReadOptions *ro = side == 1 ? &run->lread : &run->rread;
+  if (!pbd_Cli_ReadInput(run->o, &s->schema, side, s->paths ? s->paths[f] : s->root, NULL,
+                         side == 1 ? run->o->left_format : run->o->right_format, NULL,
+                         &s->inputs[f], &s->e))
+    return false;
+  /* hashers per file: their working memory serves every record */
+  pbd_Hasher *hasher = pbd_Hasher_New(s->inputs[f].data, ro, NULL);
+  pbd_Hasher *ignore_hasher = s->ignore ? pbd_Hasher_New(s->inputs[f].data, ro, NULL) : NULL;
+  bool ok = hasher && (ignore_hasher || !s->ignore);
+  if (!ok) pbd_CliError_Set(&s->e, false, "out of memory");
+  for (size_t i = 0; ok && i < s->inputs[f].nmsgs; i++) {
+    pbd_Status st;
+    pbd_Status_Clear(&st);
+    if (!index_record(run, s, side, f, i, hasher, ignore_hasher, &st)) {
+      if (run->o->delimited) {
+        char seg[32];
+        snprintf(seg, sizeof seg, "[%zu]", i);
+        pbd_Status_PrependPath(&st, seg);
       }
+      pbd_CliError_FromStatus(&s->e, s->inputs[f].name, &st);
+      ok = false;
     }
-    pbd_Hasher_Free(hasher);
   }
-  return true;
+  pbd_Hasher_Free(hasher);
+  pbd_Hasher_Free(ignore_hasher);
+  return ok;
+}
+
+/* One side's key pass: every record hashed and its key read, then the
+ * index sorted (the join's first step, done here so that each side does
+ * it on its own thread). */
+static bool read_side(Run *run, Side *s, int side) {
+  s->arena = pbd_Arena_New();
+  s->ok = s->arena != NULL;
+  if (!s->ok) pbd_CliError_Set(&s->e, false, "out of memory");
+  for (size_t f = 0; s->ok && f < s->nfiles; f++) s->ok = read_file(run, s, side, f);
+  if (s->ok && !pbd_RecordIndex_Sort(s->index)) {
+    pbd_CliError_Set(&s->e, false, "out of memory");
+    s->ok = false;
+  }
+  pbd_Buf_Free(&s->scratch);
+  return s->ok;
+}
+
+static void *read_right(void *arg) {
+  Run *run = arg;
+  read_side(run, &run->r, 2);
+  return NULL;
+}
+
+/* Both sides' key passes, on two threads unless -j 1; an error is LEFT's
+ * when LEFT has one (as when read one after the other). */
+static bool read_sides(Run *run) {
+  pthread_t t;
+  bool threaded = run->threads > 1 && pthread_create(&t, NULL, read_right, run) == 0;
+  bool left = read_side(run, &run->l, 1);
+  if (threaded) pthread_join(t, NULL);
+  else if (left) read_side(run, &run->r, 2);
+  if (!left || !run->r.ok) *run->e = !left ? run->l.e : run->r.e;
+  return left && run->r.ok;
 }
 
 /* ---- Reporting ---------------------------------------------------------------------- */
@@ -246,26 +308,36 @@ static int one_side(Run *run, const Side *s, const pbd_Record *rec, bool added) 
   return rc;
 }
 
+/* The two records of a pair as inputs, and the options to compare them. */
+static void pair_inputs(const Run *run, const pbd_Record *lr, const pbd_Record *rr,
+                        pbd_CompareInput *a, pbd_CompareInput *b, pbd_CompareOptions *co) {
+  const pbd_CliInput *li = &run->l.inputs[lr->source], *ri = &run->r.inputs[rr->source];
+  *a = (pbd_CompareInput){li->data + li->begin[lr->index],
+                          li->end[lr->index] - li->begin[lr->index], false, NULL, NULL, 1};
+  *b = (pbd_CompareInput){ri->data + ri->begin[rr->index],
+                          ri->end[rr->index] - ri->begin[rr->index], false, NULL, NULL, 1};
+  *co = run->compare;
+  co->parallel = false; /* the pairs are what runs in parallel */
+  if (li->types || ri->types) { /* each record read as the type its indexes name */
+    co->type = pbd_Cli_RecordType(li, &run->l.schema, lr->index);
+    co->right_type = pbd_Cli_RecordType(ri, &run->r.schema, rr->index);
+    co->right_pool = co->right_schema ? co->right_pool : co->read.pool;
+    co->right_schema = true;
+  }
+}
+
 /* Two records with one key whose hashes differ. */
 static int compare_pair(Run *run, const pbd_Record *lr, const pbd_Record *rr) {
-  const pbd_CliInput *li = &run->l.inputs[lr->source], *ri = &run->r.inputs[rr->source];
-  pbd_CompareInput a = {li->data + li->begin[lr->index], li->end[lr->index] - li->begin[lr->index],
-                        false, NULL, NULL, 1};
-  pbd_CompareInput b = {ri->data + ri->begin[rr->index], ri->end[rr->index] - ri->begin[rr->index],
-                        false, NULL, NULL, 1};
+  pbd_CompareInput a, b;
+  pbd_CompareOptions co;
+  pair_inputs(run, lr, rr, &a, &b, &co);
   pbd_CompareResult res;
   pbd_Status st;
   pbd_Status_Clear(&st);
-  pbd_CompareOptions co = run->compare;
-  if (li->types || ri->types) { /* each record read as the type its indexes name */
-    co.type = pbd_Cli_RecordType(li, &run->l.schema, lr->index);
-    co.right_type = pbd_Cli_RecordType(ri, &run->r.schema, rr->index);
-    co.right_pool = co.right_schema ? co.right_pool : co.read.pool;
-    co.right_schema = true;
-  }
   int rc = pbd_Compare_Inputs(&a, &b, &co, edit_under_key, run, &res, &st);
   if (rc < 0) {
-    const pbd_CliInput *bad = res.failed_input == 2 ? ri : li;
+    const pbd_CliInput *bad = &(res.failed_input == 2 ? run->r.inputs : run->l.inputs)
+                                   [res.failed_input == 2 ? rr->source : lr->source];
     pbd_Status_PrependPath(&st, run->key.data ? run->key.data : "");
     pbd_CliError_FromStatus(run->e, bad->name, &st);
     run->failed = true;
@@ -273,8 +345,30 @@ static int compare_pair(Run *run, const pbd_Record *lr, const pbd_Record *rr) {
   return rc;
 }
 
-static int on_pair(void *ctx, const pbd_RecordPair *p) {
-  Run *run = ctx;
+static int stop_at_first(void *ctx, const pbd_Edit *e) {
+  (void)e;
+  ++*(size_t *)ctx;
+  return 1;
+}
+
+/* Whether two records differ under the options, on a worker: 0 equal, 1
+ * they differ, -1 trouble (the main thread compares them again, and
+ * reports what it finds). */
+static int pair_verdict(const Run *run, const pbd_Record *lr, const pbd_Record *rr) {
+  pbd_CompareInput a, b;
+  pbd_CompareOptions co;
+  pair_inputs(run, lr, rr, &a, &b, &co);
+  pbd_CompareResult res;
+  pbd_Status st;
+  pbd_Status_Clear(&st);
+  size_t edits = 0;
+  int rc = pbd_Compare_Inputs(&a, &b, &co, stop_at_first, &edits, &res, &st);
+  return rc < 0 ? -1 : edits > 0;
+}
+
+/* One pair, in the join's order.  verdict: what a worker found (0 equal,
+ * 1 they differ, -1 trouble), or -2 when not asked. */
+static int deliver_pair(Run *run, const pbd_RecordPair *p, int verdict) {
   if (p->occurrence == 0 && p->left_count > 1) {
     run->totals.dup_left++;
     say_duplicate(&run->l, run->l.root, p, p->left_count);
@@ -293,7 +387,7 @@ static int on_pair(void *ctx, const pbd_RecordPair *p) {
   int rc = 0;
   if (p->left && p->right) {
     run->totals.paired++;
-    if (pbd_Hash128_Equal(p->left->hash, p->right->hash)) {
+    if (pbd_Hash128_Equal(p->left->hash, p->right->hash) || verdict == 0) {
       run->totals.equal++;
       return 0;
     }
@@ -309,6 +403,131 @@ static int on_pair(void *ctx, const pbd_RecordPair *p) {
     rc = one_side(run, &run->r, p->right, true);
   }
   return rc < 0 ? -1 : run->o->quiet && run->n_edits ? 1 : 0;
+}
+
+/* ---- Pairs on -j threads ----------------------------------------------------------- */
+
+/* The pairs whose hashes differ are compared by workers, which only tell
+ * whether the two differ; the main thread hands out every pair in the
+ * join's order, and compares again (reporting the edits) only the pairs
+ * that differ.  So the report is the one -j 1 writes, byte for byte, and
+ * what is held is a window of pairs, not the pairs that differ. */
+typedef struct {
+  pbd_RecordPair pair;
+  pbd_Record left, right;  /* the pair's records (the join's are valid during its call) */
+  bool work;               /* both records, hashes that differ: for a worker */
+  bool done;
+  int verdict;
+} Slot;
+
+struct PairPool {
+  Run *run;
+  Slot *slots;
+  size_t window;              /* slots, a power of two */
+  size_t head, tail, taken;   /* delivered < taken by workers (or skipped) < pushed */
+  bool closing;
+  pthread_t *threads;
+  size_t nthreads;
+  pthread_mutex_t mu;
+  pthread_cond_t work_cv, done_cv;
+};
+
+static void *pair_worker(void *arg) {
+  PairPool *pp = arg;
+  pthread_mutex_lock(&pp->mu);
+  for (;;) {
+    while (!pp->closing && pp->taken == pp->tail) pthread_cond_wait(&pp->work_cv, &pp->mu);
+    if (pp->taken == pp->tail) break; /* closing, nothing left */
+    Slot *sl = &pp->slots[pp->taken++ & (pp->window - 1)];
+    if (!sl->work) continue;
+    bool closing = pp->closing; /* the join stopped: no one waits for it */
+    pthread_mutex_unlock(&pp->mu);
+    int v = closing ? -1 : pair_verdict(pp->run, &sl->left, &sl->right);
+    pthread_mutex_lock(&pp->mu);
+    sl->verdict = v;
+    sl->done = true;
+    pthread_cond_broadcast(&pp->done_cv);
+  }
+  pthread_mutex_unlock(&pp->mu);
+  return NULL;
+}
+
+/* Hands out the oldest pair, once its verdict is in. */
+static int deliver_head(PairPool *pp) {
+  Slot *sl = &pp->slots[pp->head & (pp->window - 1)];
+  if (sl->work) {
+    pthread_mutex_lock(&pp->mu);
+    while (!sl->done) pthread_cond_wait(&pp->done_cv, &pp->mu);
+    pthread_mutex_unlock(&pp->mu);
+  }
+  sl->pair.left = sl->pair.left ? &sl->left : NULL;
+  sl->pair.right = sl->pair.right ? &sl->right : NULL;
+  int rc = deliver_pair(pp->run, &sl->pair, sl->work ? sl->verdict : -2);
+  pthread_mutex_lock(&pp->mu);
+  pp->head++;
+  if (pp->taken < pp->head) pp->taken = pp->head; /* its slot is free: no worker may read it */
+  pthread_mutex_unlock(&pp->mu);
+  return rc;
+}
+
+static int push_pair(void *ctx, const pbd_RecordPair *p) {
+  PairPool *pp = ctx;
+  while (pp->tail - pp->head == pp->window) {
+    int rc = deliver_head(pp);
+    if (rc) return rc;
+  }
+  Slot *sl = &pp->slots[pp->tail & (pp->window - 1)];
+  sl->pair = *p;
+  if (p->left) sl->left = *p->left;
+  if (p->right) sl->right = *p->right;
+  sl->work = p->left && p->right && !pbd_Hash128_Equal(p->left->hash, p->right->hash);
+  sl->done = false;
+  pthread_mutex_lock(&pp->mu);
+  pp->tail++;
+  if (sl->work) pthread_cond_signal(&pp->work_cv); /* (most pairs need no one) */
+  pthread_mutex_unlock(&pp->mu);
+  return 0;
+}
+
+static void close_pool(PairPool *pp) {
+  pthread_mutex_lock(&pp->mu);
+  pp->closing = true;
+  pthread_cond_broadcast(&pp->work_cv);
+  pthread_mutex_unlock(&pp->mu);
+  for (size_t t = 0; t < pp->nthreads; t++) pthread_join(pp->threads[t], NULL);
+  free(pp->threads);
+  free(pp->slots);
+  pthread_mutex_destroy(&pp->mu);
+  pthread_cond_destroy(&pp->work_cv);
+  pthread_cond_destroy(&pp->done_cv);
+}
+
+static int on_pair(void *ctx, const pbd_RecordPair *p) { return deliver_pair(ctx, p, -2); }
+
+/* The join, its pairs compared on run->threads workers (none: here). */
+static int join_pairs(Run *run) {
+  PairPool pp = {.run = run, .window = 1024};
+  while (pp.window < run->threads * 256) pp.window *= 2;
+  if (run->threads > 1) {
+    pp.slots = malloc(pp.window * sizeof *pp.slots);
+    pp.threads = malloc(run->threads * sizeof *pp.threads);
+  }
+  if (!pp.slots || !pp.threads) {
+    free(pp.slots);
+    free(pp.threads);
+    return pbd_Records_Join(run->l.index, run->r.index, on_pair, run);
+  }
+  pthread_mutex_init(&pp.mu, NULL);
+  pthread_cond_init(&pp.work_cv, NULL);
+  pthread_cond_init(&pp.done_cv, NULL);
+  while (pp.nthreads < run->threads &&
+         pthread_create(&pp.threads[pp.nthreads], NULL, pair_worker, &pp) == 0)
+    pp.nthreads++;
+  int rc = pp.nthreads ? pbd_Records_Join(run->l.index, run->r.index, push_pair, &pp)
+                       : pbd_Records_Join(run->l.index, run->r.index, on_pair, run);
+  while (rc == 0 && pp.head < pp.tail) rc = deliver_head(&pp);
+  close_pool(&pp);
+  return rc;
 }
 
 /* ---- The run ------------------------------------------------------------------------- */
@@ -341,6 +560,15 @@ static void setup_reading(Run *run, bool two) {
   run->rread.pool = run->r.schema.pool;
   /* two schema versions: equal hashes must mean equal types too */
   run->lread.typed_fields = run->rread.typed_fields = two && run->r.schema.pool != run->l.schema.pool;
+  /* the hash under --ignore: the rules name LEFT's schema's fields, so one
+   * schema only */
+  const char *why;
+  if (!two && run->compare.diff.ignore_count) {
+    run->l.ignore = pbd_IgnoreHash_New(run->l.schema.type, &run->compare.diff, &run->lread, &why);
+    run->r.ignore = pbd_IgnoreHash_New(run->r.schema.type, &run->compare.diff, &run->rread, &why);
+  }
+  long cores = sysconf(_SC_NPROCESSORS_ONLN);
+  run->threads = o->jobs > 0 ? (size_t)o->jobs : cores > 0 ? (size_t)cores : 1;
 }
 
 static void free_side(Side *s) {
@@ -352,6 +580,10 @@ static void free_side(Side *s) {
   free(s->paths);
   pbd_Cli_FreeSchema(&s->schema);
   pbd_RecordIndex_Free(s->index);
+  pbd_IgnoreHash_Free(s->ignore);
+  pbd_Buf_Free(&s->key_text);
+  pbd_Buf_Free(&s->scratch);
+  pbd_Arena_Free(s->arena);
 }
 
 static bool start_report(Run *run) {
@@ -403,7 +635,7 @@ int pbd_Cli_CompareRecords(const pbd_CliOptions *o, const char *left, const char
   run.arena = pbd_Arena_New();
   bool ok = run.arena && load_side(&run, &run.l, 1, two) && load_side(&run, &run.r, 2, two);
   if (ok) setup_reading(&run, two);
-  ok = ok && read_side(&run, &run.l, 1) && read_side(&run, &run.r, 2);
+  ok = ok && read_sides(&run);
   if (ok) {
     run.totals.left_records = pbd_RecordIndex_Count(run.l.index);
     run.totals.right_records = pbd_RecordIndex_Count(run.r.index);
@@ -411,7 +643,7 @@ int pbd_Cli_CompareRecords(const pbd_CliOptions *o, const char *left, const char
   }
   int status = kExitTrouble;
   if (ok && (o->quiet || run.rep || run.stat)) {
-    int rc = pbd_Records_Join(run.l.index, run.r.index, on_pair, &run);
+    int rc = join_pairs(&run);
     if (rc < 0 && !run.failed) pbd_CliError_Set(e, false, "out of memory");
     bool differ = run.totals.changed || run.totals.only_left || run.totals.only_right ||
                   (o->quiet && run.n_edits);

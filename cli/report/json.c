@@ -62,6 +62,7 @@ static void json_finish(pbd_Reporter *r, bool equal) {
   }
   fputc(']', r->out);
   if (r->total > r->shown) fprintf(r->out, ", \"omitted\": %zu", r->total - r->shown);
+  if (r->summaries.len) fprintf(r->out, ", \"summaries\": [\n%s\n]", r->summaries.data);
   if (r->note_json.len) fprintf(r->out, ", %s", r->note_json.data); /* "schema_changes": ... */
   if (r->explain_json.len) fprintf(r->out, ", \"encoding\": %s", r->explain_json.data);
   fputs("}\n", r->out);
@@ -109,5 +110,6 @@ const pbd_FormatDef kPbd_FormatDef_Json = {
     .name = "json", .help = "'json': one object, see docs/json-format.md", .names_inputs = true,
     .summary = true,
     .edit = json_edit, .finish = json_finish, .close = rp_flush_out,
+    .run_summary = rp_json_run_summary,
     .file_options = rp_files_name_both, .file = json_file, .files_end = json_files_end,
 };

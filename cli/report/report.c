@@ -196,13 +196,20 @@ int pbd_Reporter_Edit(void *reporter, const pbd_Edit *e) {
   if (r->failed) return 1;
   r->total++;
   if ((unsigned)e->kind < kKinds) r->counts[e->kind]++;
+  bool hidden = !r->o.stat && rp_runs_edit(r, e);
   if (r->o.max_diffs && r->shown >= r->o.max_diffs && !r->o.stat) return 0;
+  if (hidden) {
+    r->summarised++;
+    return 0;
+  }
   int rc = r->f->edit(r, e);
+  if (rc == 0 && r->run.current) r->run.written++;
   if (rc == 0 && !r->o.stat) r->shown++;
   return rc;
 }
 
 bool pbd_Reporter_Finish(pbd_Reporter *r, bool equal) {
+  if (!r->failed) rp_runs_end(r);
   if (!r->failed) r->f->finish(r, equal);
   return r->f->close(r, equal);
 }
@@ -236,6 +243,8 @@ void pbd_Reporter_Free(pbd_Reporter *r) {
   pbd_Buf_Free(&r->note_json);
   pbd_Buf_Free(&r->line);
   pbd_Buf_Free(&r->entries);
+  pbd_Buf_Free(&r->summaries);
+  pbd_Buf_Free(&r->run.field);
   pbd_Buf_Free(&r->group);
   pbd_Buf_Free(&r->path);
   for (size_t i = 0; i < r->nfields; i++) free(r->fields[i].name);

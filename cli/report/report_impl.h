@@ -46,6 +46,23 @@ typedef struct {
   size_t counts[kKinds]; /* by pbd_EditKind */
 } StatField;
 
+/* A run of changed numbers: consecutive edits that change elements of
+ * one field read through a typed view of bytes (cli/report/runs.c).  A long one is
+ * summarised: the text report shows its first kRunShown elements and a
+ * line of counts; JSON keeps every element and adds the summary. */
+enum { kRunShown = 5 };
+typedef struct {
+  bool open;
+  pbd_Buf field;       /* the field's path, no index ("graph.initializer[0].raw_data") */
+  size_t parent_len;   /* of it, the part of the message that holds the field */
+  size_t count;        /* elements that differ */
+  size_t first[kRunShown]; /* their first indices */
+  double max_abs, max_rel; /* the largest differences, absolute and relative */
+  size_t max_abs_at, max_rel_at;
+  size_t written;      /* of them, written by the format (not past --max-diffs) */
+  bool current;        /* the edit being reported is one of them */
+} rp_Run;
+
 struct pbd_Reporter {
   const struct pbd_FormatDef *f; /* the format's row */
   FILE *out;
@@ -80,6 +97,9 @@ struct pbd_Reporter {
   size_t junit_npaths;
   double started;   /* junit: when the comparison began, for its time */
   void *own;        /* a format's own state (html, github), freed by its free_own */
+  rp_Run run;       /* the run of changed numbers being read */
+  size_t summarised; /* elements of runs the text report did not write, summarised */
+  pbd_Buf summaries; /* json: the summaries of long runs, ",\n"-separated */
 };
 
 struct pbd_FilesReporter {
@@ -114,6 +134,11 @@ typedef struct pbd_FormatDef {
   void (*file_options)(const pbd_FilesReporter *s, const pbd_FileResult *f, pbd_ReportOptions *ro);
   void (*file)(pbd_FilesReporter *s, const pbd_FileResult *f);
   void (*files_end)(pbd_FilesReporter *s, bool equal);
+  /* A long run of changed numbers (rp_Run) once it ends; NULL: the format
+   * writes its elements as any edits.  hides_runs: the elements past the
+   * first kRunShown are not written, the summary stands for them. */
+  void (*run_summary)(pbd_Reporter *r, const rp_Run *run);
+  bool hides_runs;
   /* NULL: the format keeps no state of its own (r->own, s->own) */
   void (*free_own)(pbd_Reporter *r);
   void (*files_free)(pbd_FilesReporter *s);
@@ -136,6 +161,14 @@ const char *rp_path_text(pbd_Reporter *r, const pbd_Edit *e, bool both, size_t *
  * text, so control characters and what is not UTF-8 are escaped (JSON
  * writes rp_path_text's, JSON-escaped). */
 const char *rp_path_shown(pbd_Reporter *r, const pbd_Edit *e, bool both, size_t *plen);
+/* runs.c: an edit into the run being read (a long run that ends is handed
+ * to the format's run_summary first); true when the edit is an element
+ * the format does not write (hides_runs).  rp_runs_end ends the last. */
+bool rp_runs_edit(pbd_Reporter *r, const pbd_Edit *e);
+void rp_runs_end(pbd_Reporter *r);
+/* The text report's line for a long run, and JSON's object (in r->summaries). */
+void rp_text_run_summary(pbd_Reporter *r, const rp_Run *run);
+void rp_json_run_summary(pbd_Reporter *r, const rp_Run *run);
 /* Flushes what a format wrote to the caller's stream. */
 bool rp_flush_out(pbd_Reporter *r, bool equal);
 /* A copy (NULL stays NULL); sets *failed when out of memory. */

@@ -407,8 +407,8 @@ void rp_text_end(pbd_Reporter *r, bool equal) {
   (void)equal;
   if (r->o.stat) {
     stat_write(r);
-  } else if (r->total > r->shown) {
-    size_t k = r->total - r->shown;
+  } else if (r->total > r->shown + r->summarised) {
+    size_t k = r->total - r->shown - r->summarised;
     fprintf(r->out, "... and %zu more difference%s\n", k, k == 1 ? "" : "s");
   }
 }
@@ -519,5 +519,6 @@ const pbd_FormatDef kPbd_FormatDef_Text = {
             "'FIELD: unset -> set to VALUE',\n'FIELD: moved [I] -> [J]'",
     .stat = true, .color = true, .summary = true, .patch_header = true,
     .edit = rp_text_edit, .finish = text_finish, .close = rp_flush_out,
+    .run_summary = rp_text_run_summary, .hides_runs = true,
     .file_options = text_file_options, .file = text_file, .files_end = text_files_end,
 };

@@ -208,31 +208,90 @@ static inline Slot *value_slot(Ctx *c, Msg *m, const pbd_FieldDef *fd) {
 /* One canonical 64-bit slot of a repeated scalar.  Past 64 values the
  * record holds only the digest of the array, so values go to a running
  * digest a chunk at a time. */
+/* The canonical slots of n fixed-width values (floats, doubles, fixed32 and
+ * fixed64, signed or not) read from p, `stride` bytes apart: a packed run
+ * (stride = width) or an unpacked one (the tag between).  A chunk at a time
+ * in a loop the compiler can keep tight: the values of a tensor. */
+static inline uint32_t load_le32(const uint8_t *p) {
+  return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
+}
+
+static void fixed_slots(pbd_FieldType t, bool float_bits, const uint8_t *p, size_t stride,
+                        size_t n, uint64_t *out) {
+  for (size_t i = 0; i < n; i++, p += stride) {
+    uint32_t w32;
+    uint64_t v;
+    switch (t) {
+      case kPbd_Type_Float:
+        w32 = load_le32(p);
+        if (!float_bits) { /* rule 10: -0 as +0, one NaN */
+          uint32_t e = w32 & 0x7fffffffu;
+          w32 = e == 0 ? 0 : e > 0x7f800000u ? 0x7fc00000u : w32;
+        }
+        v = w32;
+        break;
+      case kPbd_Type_Fixed32:
+      case kPbd_Type_SFixed32:
+        w32 = load_le32(p);
+        v = t == kPbd_Type_SFixed32 ? (uint64_t)(int64_t)(int32_t)w32 : w32;
+        break;
+      default: /* double, fixed64, sfixed64 */
+        v = (uint64_t)load_le32(p) | (uint64_t)load_le32(p + 4) << 32;
+        if (t == kPbd_Type_Double && !float_bits) {
+          uint64_t e = v & 0x7fffffffffffffffull;
+          v = e == 0 ? 0 : e > 0x7ff0000000000000ull ? 0x7ff8000000000000ull : v;
+        }
+        break;
+    }
+    out[i] = pbd_ToLe64(v);
+  }
+}
+
+static bool push_chunk(Ctx *c, Slot *s);
+
+/* n fixed-width values of fd into the slot (see fixed_slots). */
+static bool push_fixed(Ctx *c, Slot *s, const pbd_FieldDef *fd, const uint8_t *p, size_t stride,
+                       size_t n) {
+  while (n) {
+    if (s->vals && s->nvals == kChunkScalars && !push_chunk(c, s)) return false;
+    if (!s->vals && !(s->vals = pbd_Arena_Malloc(c->scratch, sizeof(uint64_t) * kChunkScalars)))
+      return oom(c);
+    size_t k = kChunkScalars - s->nvals;
+    if (k > n) k = n;
+    fixed_slots(fd->type, c->o->float_bits, p, stride, k, s->vals + s->nvals);
+    s->nvals += (uint32_t)k;
+    s->count += (uint32_t)k;
+    p += k * stride;
+    n -= k;
+  }
+  return true;
+}
+
+/* A full chunk of slots to the running digest. */
+static bool push_chunk(Ctx *c, Slot *s) {
+  if (!s->digest) {
+    void *raw = pbd_Arena_Malloc(c->scratch, sizeof(XXH3_state_t) + 64);
+    if (!raw) return oom(c);
+    s->digest = (XXH3_state_t *)(((uintptr_t)raw + 63) & ~(uintptr_t)63);
+    XXH3_INITSTATE(s->digest);
+    XXH3_128bits_reset_withSeed(s->digest, c->o->hash_seed);
+  }
+  XXH3_128bits_update(s->digest, s->vals, sizeof(uint64_t) * s->nvals);
+  s->nvals = 0;
+  return true;
+}
+
 static bool push_scalar(Ctx *c, Slot *s, uint64_t v) {
   if (!s->vals) {
     s->vals = pbd_Arena_Malloc(c->scratch, sizeof(uint64_t) * kChunkScalars);
     if (!s->vals) return oom(c);
   }
-  if (s->nvals == kChunkScalars) {
-    if (!s->digest) {
-      void *raw = pbd_Arena_Malloc(c->scratch, sizeof(XXH3_state_t) + 64);
-      if (!raw) return oom(c);
-      s->digest = (XXH3_state_t *)(((uintptr_t)raw + 63) & ~(uintptr_t)63);
-      XXH3_INITSTATE(s->digest);
-      XXH3_128bits_reset_withSeed(s->digest, c->o->hash_seed);
-    }
-    XXH3_128bits_update(s->digest, s->vals, sizeof(uint64_t) * s->nvals);
-    s->nvals = 0;
-  }
+  if (s->nvals == kChunkScalars && !push_chunk(c, s)) return false;
   s->vals[s->nvals++] = pbd_ToLe64(v);
   s->count++;
   return true;
 }
 
-static uint64_t canonical_scalar(const Ctx *c, const pbd_FieldDef *fd, uint64_t raw) {
-  uint64_t v = pbd_FieldType_DecodeScalar(fd->type, raw);
-  return pbd_HashBits(c->o->float_bits, pbd_ValueKindOf(fd->type), v);
-}
 
 /* ---- Reading fields -------------------------------------------------------- */
 
@@ -333,6 +392,7 @@ static bool add_packed(Ctx *c, Msg *m, const pbd_FieldDef *fd, const pbd_WireFie
   if (n <= 0) return n == 0; /* an empty run: repeated fields have no presence */
   Slot *s = known_slot(c, m, fd);
   if (!s) return false;
+  if (width) return c->validate || push_fixed(c, s, fd, p, width, (size_t)n);
   bool check_enum = fd->type == kPbd_Type_Enum && fd->enum_type && fd->enum_type->is_closed;
   while (p < end) {
     uint64_t raw = 0;
@@ -407,7 +467,7 @@ static bool add_message(Ctx *c, Msg *m, const pbd_FieldDef *fd, const pbd_WireFi
 /* Routes one wire field to its schema field, or to unknown fields when the
  * number is not in the schema or the wire type does not fit (rule 6). */
 static bool add_field(Ctx *c, Msg *m, const pbd_WireField *f) {
-  const pbd_FieldDef *fd = m->def ? pbd_MessageDef_FindFieldByNumber(m->def, f->number) : NULL;
+  const pbd_FieldDef *fd = m->def ? pbd_MessageDef_FieldByNumber(m->def, f->number) : NULL;
   if (!fd) return record_unknown(c, m, f);
   if (f->wire_type == pbd_WireTypeOf(fd->type)) {
     switch (fd->type) {
@@ -425,28 +485,6 @@ static bool add_field(Ctx *c, Msg *m, const pbd_WireField *f) {
   return record_unknown(c, m, f);
 }
 
-/* The common field in a few loads: a one-byte tag, then a one-byte varint
- * or a LEN of under 128 bytes that fits.  NULL: read it the long way. */
-static inline const uint8_t *read_short_field(const uint8_t *p, const uint8_t *end,
-                                              pbd_WireField *f) {
-  if (end - p < 2 || p[0] >= 0x80 || p[0] < 8 || p[1] >= 0x80) return NULL;
-  f->number = p[0] >> 3;
-  f->wire_type = p[0] & 7;
-  f->start = p;
-  if (f->wire_type == kPbd_WireType_Varint) {
-    f->value = p[1];
-    f->data = NULL;
-    f->size = 0;
-    return p + 2;
-  }
-  if (f->wire_type == kPbd_WireType_Delimited && p[1] <= end - p - 2) {
-    f->value = 0;
-    f->data = p + 2;
-    f->size = p[1];
-    return p + 2 + p[1];
-  }
-  return NULL;
-}
 
 /* Rule 4, unpacked: the rest of a run of one repeated scalar field written
  * value after value (its tag repeated before each), gathered in a tight
@@ -454,7 +492,7 @@ static inline const uint8_t *read_short_field(const uint8_t *p, const uint8_t *e
  * (a closed enum's unknown value, a malformed one) is left to the caller. */
 static const uint8_t *gather_run(Ctx *c, Msg *m, const pbd_WireField *f, const uint8_t *q,
                                  const uint8_t *end) {
-  const pbd_FieldDef *fd = m->def ? pbd_MessageDef_FindFieldByNumber(m->def, f->number) : NULL;
+  const pbd_FieldDef *fd = m->def ? pbd_MessageDef_FieldByNumber(m->def, f->number) : NULL;
   if (!fd || !fd->is_repeated || c->validate || f->wire_type != pbd_WireTypeOf(fd->type) ||
       (fd->type == kPbd_Type_Enum && fd->enum_type && fd->enum_type->is_closed))
     return q;
@@ -467,6 +505,15 @@ static const uint8_t *gather_run(Ctx *c, Msg *m, const pbd_WireField *f, const u
     if (t < 0x80) break;
   }
   size_t width = f->wire_type == kPbd_WireType_Fixed32 ? 4 : f->wire_type == kPbd_WireType_Fixed64 ? 8 : 0;
+  if (width) { /* whole values: counted first, then converted a chunk at a time */
+    size_t stride = taglen + width, n = 0;
+    const uint8_t *r = q;
+    if (taglen == 1)
+      while ((size_t)(end - r) >= stride && *r == tag[0]) r += stride, n++;
+    else
+      while ((size_t)(end - r) >= stride && memcmp(r, tag, taglen) == 0) r += stride, n++;
+    return !n || push_fixed(c, s, fd, q + taglen, stride, n) ? r : NULL;
+  }
   while ((size_t)(end - q) > taglen && memcmp(q, tag, taglen) == 0) {
     const uint8_t *v = q + taglen;
     uint64_t raw = 0;
@@ -548,6 +595,10 @@ void pbd_CanonPass_FreeFrames(Ctx *c) {
     if (!c->frames[i]) continue;
     free(c->frames[i]->slots);
     free(c->frames[i]->slot_of);
+    free(c->frames[i]->rec);
+    free(c->frames[i]->sorted);
+    free(c->frames[i]->segs);
+    free(c->frames[i]->seen);
     free(c->frames[i]);
   }
   free(c->frames);
@@ -560,19 +611,29 @@ bool pbd_CanonPass_HashMessage(Ctx *c, const pbd_MessageDef *def, const pbd_Part
                          int depth, Result *out) {
   size_t total = 0;
   for (size_t i = 0; i < nparts; i++) total += parts[i].size;
-  if (nparts && !(def && def->is_map_entry) &&
+  bool fresh = c->fresh;
+  c->fresh = false;
+  if (nparts && !fresh && !(def && def->is_map_entry) &&
       (pbd_HashCache_Find(c->lookup, parts[0].data, total, def, &out->hash, &out->empty) ||
        pbd_HashCache_Find(c->recalled, parts[0].data, total, def, &out->hash, &out->empty))) {
     out->entry_unknown_enum = false;
     return true;
+  }
+  Frame *frame = frame_at(c, depth, def ? def->field_count : 0);
+  if (!frame) return oom(c);
+  if (nparts == 1 && def && !def->is_map_entry && def != c->any && !c->validate) {
+    int fast = pbd_CanonPass_HashFast(c, frame, def, parts[0], depth, out); /* no scratch memory */
+    if (fast > 0 && !fresh)
+      pbd_HashCache_Add(c->record, parts[0].data, total, depth, out->hash, out->empty);
+    if (fast != 0) return fast > 0;
   }
   pbd_ArenaMark mark = pbd_Arena_Mark(c->scratch);
   Msg m;
   memset(&m, 0, sizeof m);
   m.def = def;
   m.depth = depth;
-  m.frame = frame_at(c, depth, def ? def->field_count : 0);
-  bool ok = m.frame != NULL || oom(c);
+  m.frame = frame;
+  bool ok = true;
   if (ok) {
     m.slots = m.frame->slots;
     m.slot_of = m.frame->slot_of;
@@ -588,7 +649,7 @@ bool pbd_CanonPass_HashMessage(Ctx *c, const pbd_MessageDef *def, const pbd_Part
     if (m.slots[i].shape == kShape_Record && m.slots[i].rec.heap) free(m.slots[i].rec.p);
   }
   pbd_Arena_Reset(c->scratch, mark);
-  if (ok && nparts && !c->validate)
+  if (ok && nparts && !c->validate && !fresh)
     pbd_HashCache_Add(c->record, parts[0].data, total, depth, out->hash, out->empty);
   return ok;
 }

@@ -93,6 +93,12 @@ bool pbd_Hasher_HashParts(pbd_Hasher *h, const pbd_MessageDef *type, const pbd_P
   return true;
 }
 
+bool pbd_Hasher_HashWindow(pbd_Hasher *h, const pbd_MessageDef *type, const pbd_Part *parts,
+                           size_t nparts, int depth, pbd_Hash128 *out, pbd_Status *s) {
+  h->c.fresh = true;
+  return pbd_Hasher_HashParts(h, type, parts, nparts, depth, out, NULL, s);
+}
+
 bool pbd_Hasher_TryUnknown(pbd_Hasher *h, const uint8_t *data, size_t size, int depth,
                            pbd_Hash128 *out, bool *failed, pbd_Status *s) {
   h->c.s = s;

@@ -70,7 +70,7 @@ static bool message_ok(const pbd_ReadOptions *o, int max_depth, const pbd_Messag
         return false; /* groups and stray end tags: the careful reading decides */
     }
     if (!def) continue; /* no schema: any value is a value (or bytes) */
-    const pbd_FieldDef *fd = pbd_MessageDef_FindFieldByNumber(def, (uint32_t)number);
+    const pbd_FieldDef *fd = pbd_MessageDef_FieldByNumber(def, (uint32_t)number);
     if (fd && wt == pbd_WireTypeOf(fd->type)) {
       if (!value_ok(o, max_depth, fd, value, data, size, depth)) return false;
     } else if (fd && fd->is_packable && wt == kPbd_WireType_Delimited) {

@@ -79,11 +79,24 @@ typedef struct {
 
 /* The slots of the messages at one nesting level, kept from one message to
  * the next (most messages at a level are of one type). */
+/* A field's values in a record written as it is read (canon_fast.c). */
+typedef struct {
+  uint32_t number;
+  uint32_t at, len;        /* in the frame's rec */
+} Segment;
+
 typedef struct {
   Slot *slots;
   uint32_t capslots;
   uint32_t *slot_of;       /* field index -> slot index + 1; zero between messages */
   uint32_t cap_slot_of;
+  /* the fast path's (canon_fast.c) */
+  uint8_t *rec, *sorted;   /* the record as read, and in field-number order */
+  size_t cap_rec, cap_sorted;
+  Segment *segs;
+  uint32_t cap_segs;
+  uint32_t *seen;          /* field index -> the message (gen) that had it */
+  uint32_t cap_seen, gen;
 } Frame;
 
 typedef struct {
@@ -117,6 +130,10 @@ typedef struct {
   const pbd_HashCache *lookup;   /* already known hashes (input validated), or NULL */
   const pbd_HashCache *recalled; /* and those this context hashed before (record), or NULL */
   bool validate;                 /* only check the input (identical inputs) */
+  bool no_fast;                  /* an error was met: no fast path (canon_fast.c) */
+  bool fresh;                    /* the next message is a window's: its first byte is
+                                    another message's, so it is neither looked up nor
+                                    remembered by it (its sub-messages are) */
   Frame **frames;                /* by depth - base_depth */
   int nframes, base_depth;
 } Ctx;
@@ -151,6 +168,35 @@ static inline uint8_t *put_str(const Ctx *c, uint8_t *w, const char *d, size_t n
   return w + n;
 }
 
+/* A repeated scalar's canonical 64-bit slot (docs/hash.md). */
+static inline uint64_t canonical_scalar(const Ctx *c, const pbd_FieldDef *fd, uint64_t raw) {
+  uint64_t v = pbd_FieldType_DecodeScalar(fd->type, raw);
+  return pbd_HashBits(c->o->float_bits, pbd_ValueKindOf(fd->type), v);
+}
+
+/* The common field in a few loads: a one-byte tag, then a one-byte varint
+ * or a LEN of under 128 bytes that fits.  NULL: read it the long way. */
+static inline const uint8_t *read_short_field(const uint8_t *p, const uint8_t *end,
+                                              pbd_WireField *f) {
+  if (end - p < 2 || p[0] >= 0x80 || p[0] < 8 || p[1] >= 0x80) return NULL;
+  f->number = p[0] >> 3;
+  f->wire_type = p[0] & 7;
+  f->start = p;
+  if (f->wire_type == kPbd_WireType_Varint) {
+    f->value = p[1];
+    f->data = NULL;
+    f->size = 0;
+    return p + 2;
+  }
+  if (f->wire_type == kPbd_WireType_Delimited && p[1] <= end - p - 2) {
+    f->value = 0;
+    f->data = p + 2;
+    f->size = p[1];
+    return p + 2 + p[1];
+  }
+  return NULL;
+}
+
 /* Reads and hashes one message made of `nparts` parts at `depth`
  * (canon.c). */
 bool pbd_CanonPass_HashMessage(Ctx *c, const pbd_MessageDef *def, const pbd_Part *parts,
@@ -162,6 +208,15 @@ void pbd_CanonPass_FreeFrames(Ctx *c);
 /* The record of a message whose parts are read, and its hash
  * (canon_record.c). */
 bool pbd_CanonPass_Finish(Ctx *c, Msg *m, Result *out);
+
+/* The fast path (canon_fast.c) for a message of one part whose fields each
+ * come in one run, as most writers write them (in field-number order or
+ * its reverse, say): the record is written as the fields are read, with
+ * no slots.  1: hashed into *out; 0: not such a message (nothing is
+ * reported: the general reader reads it again, and finds any error);
+ * -1: out of memory, the status set. */
+int pbd_CanonPass_HashFast(Ctx *c, Frame *fr, const pbd_MessageDef *def, pbd_Part part, int depth,
+                           Result *out);
 
 /* A large message whose fields are all elements of repeated string, bytes
  * or message fields (or unknown fields), in number order, is hashed as it

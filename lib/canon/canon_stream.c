@@ -64,7 +64,7 @@ static bool plan_runs(Ctx *c, const pbd_MessageDef *def, const pbd_Part *parts, 
       pbd_WireField f;
       p = pbd_Wire_ReadField(p, end, c->buf, c->max_depth - depth, &f, &s);
       if (!p || f.wire_type == kPbd_WireType_EndGroup) return false;
-      const pbd_FieldDef *fd = def ? pbd_MessageDef_FindFieldByNumber(def, f.number) : NULL;
+      const pbd_FieldDef *fd = def ? pbd_MessageDef_FieldByNumber(def, f.number) : NULL;
       if (!occurrence_recorded(c, def, fd, &f)) return false;
       if (n && f.number == v[n - 1].number) {
         v[n - 1].count++;

@@ -72,9 +72,9 @@ static void drop_deepest(pbd_HashCache *c) {
   c->n = k;
 }
 
-/* The first entry at or after offset (entries sorted by offset). */
-static size_t lower_bound(const pbd_HashCache *c, uint64_t offset) {
-  size_t lo = 0, hi = c->n;
+/* The first entry at or after offset in [lo, hi) (entries sorted by
+ * offset; the one at hi, if any, is at or after it). */
+static size_t lower_bound(const pbd_HashCache *c, size_t lo, size_t hi, uint64_t offset) {
   while (lo < hi) {
     size_t mid = lo + (hi - lo) / 2;
     if (c->v[mid].key >> 8 < offset) lo = mid + 1;
@@ -104,7 +104,8 @@ void pbd_HashCache_Add(pbd_HashCache *c, const uint8_t *data, size_t size, int d
   uint64_t offset = (uint64_t)(data - c->base);
   size_t k = c->n;
   if (c->sorted && c->n && c->v[c->n - 1].key >> 8 >= offset) {
-    k = lower_bound(c, offset);
+    /* found from the end: as many steps as entries to move, usually few */
+    while (k > 0 && c->v[k - 1].key >> 8 >= offset) k--;
     c->moved += c->n - k;
     if (c->moved > 8 * c->max) {
       c->sorted = false;
@@ -132,11 +133,27 @@ static size_t find_index(pbd_HashCache *c, uint64_t offset) {
     c->sorted = true;
     c->moved = 0; /* adding may move entries again, up to the same bound */
   }
-  /* the cursor only helps when the entry is at or after it */
-  if (c->cursor == 0 || c->v[c->cursor - 1].key >> 8 < offset)
-    for (size_t k = c->cursor; k < c->n && k < c->cursor + 8; k++)
-      if (c->v[k].key >> 8 >= offset) return k;
-  return lower_bound(c, offset);
+  /* the cursor only helps when the entry is at or after it: then it is
+   * found by galloping from there (the next sibling lies past the
+   * descendants of this one, however many they are) */
+  size_t lo = c->cursor;
+  if (lo > c->n) return lower_bound(c, 0, c->n, offset);
+  if (lo > 0 && c->v[lo - 1].key >> 8 >= offset) { /* behind it: a walk from the end */
+    size_t hi = lo - 1, step = 1; /* v[hi] is at or after offset */
+    while (hi >= step && c->v[hi - step].key >> 8 >= offset) {
+      hi -= step;
+      step *= 2;
+    }
+    size_t below = hi >= step ? hi - step + 1 : 0; /* v[below - 1] is before it, if any */
+    return lower_bound(c, below, hi + 1, offset);
+  }
+  size_t step = 1, hi = lo;
+  while (hi < c->n && c->v[hi].key >> 8 < offset) {
+    lo = hi + 1;
+    hi += step;
+    step *= 2;
+  }
+  return lower_bound(c, lo, hi < c->n ? hi + 1 : c->n, offset);
 }
 
 bool pbd_HashCache_Find(const pbd_HashCache *cc, const uint8_t *data, size_t size,

@@ -36,6 +36,17 @@ const char *pbd_EditKind_String(pbd_EditKind k) {
 
 const pbd_Value kPbd_DiffNone = {.kind = kPbd_Value_None};
 
+/* How much higher the indices of elements pushed at index_base_at are. */
+static uint32_t window_base(const Walk *w) {
+  if (!w->nwindow_fields) return w->index_base;
+  if (w->index_base_at == 0 || w->index_base_at > w->path.count) return 0;
+  const pbd_PathSeg *seg = &w->path.segs[w->index_base_at - 1];
+  for (uint32_t i = 0; i < w->nwindow_fields; i++) /* an unknown field of its number is not it */
+    if (w->window_fields[i].number == seg->number && w->window_fields[i].field == seg->field)
+      return w->window_fields[i].base;
+  return 0;
+}
+
 int dw_emit_at(Walk *w, pbd_EditKind kind, const pbd_Value *l, const pbd_Value *r,
                    int64_t li, int64_t ri) {
   if (w->subset && w->path.count == w->subset->at + 1) { /* a keyed field's leftover */
@@ -43,8 +54,9 @@ int dw_emit_at(Walk *w, pbd_EditKind kind, const pbd_Value *l, const pbd_Value *
     if (ri >= 0) ri = w->subset->rmap[ri];
   }
   if (w->path.count == w->index_base_at + 1) { /* an element of a window's field */
-    if (li >= 0) li += w->index_base;
-    if (ri >= 0) ri += w->index_base;
+    uint32_t base = window_base(w);
+    if (li >= 0) li += base;
+    if (ri >= 0) ri += base;
   }
   pbd_Edit e = {kind, &w->path, w->parent_count, w->parent,
                 l ? *l : kPbd_DiffNone, r ? *r : kPbd_DiffNone, li, ri};
@@ -62,14 +74,14 @@ int dw_emit(Walk *w, pbd_EditKind kind, const pbd_Value *l, const pbd_Value *r) 
 
 static void push(Walk *w, pbd_PathSeg seg) { pbd_Path_Push(&w->path, &seg); }
 
-static void push_field(Walk *w, const pbd_Field *f) {
+void dw_push_field(Walk *w, const pbd_Field *f) {
   bool ext = f->def && f->def->is_extension;
   push(w, (pbd_PathSeg){.kind = ext ? kPbd_Seg_Extension : kPbd_Seg_Field,
                         .number = f->number, .field = f->def});
 }
 
 uint32_t dw_element_index(const Walk *w, uint32_t i) {
-  return w->path.count == w->index_base_at ? i + w->index_base : i;
+  return w->path.count == w->index_base_at ? i + window_base(w) : i;
 }
 
 /* An element of a keyed field's leftovers, by its key: element k of a
@@ -157,7 +169,7 @@ static bool index_ignored_fields(Walk *w) {
   return true;
 }
 
-static bool field_ignored(const Walk *w, const pbd_FieldDef *fd) {
+bool dw_field_ignored(const Walk *w, const pbd_FieldDef *fd) {
   return fd && w->nignored_fields &&
          bsearch(&fd, w->ignored_fields, w->nignored_fields, sizeof fd, compare_defs) != NULL;
 }
@@ -213,7 +225,7 @@ static bool is_float_kind(pbd_ValueKind k) {
   return k == kPbd_Value_Float || k == kPbd_Value_Double;
 }
 
-static bool values_equal(Walk *w, const pbd_Value *a, const pbd_Value *b) {
+bool dw_values_equal(Walk *w, const pbd_Value *a, const pbd_Value *b) {
   if (a->kind != b->kind) return false;
   switch (a->kind) {
     case kPbd_Value_None: return true;
@@ -233,10 +245,10 @@ static bool values_equal(Walk *w, const pbd_Value *a, const pbd_Value *b) {
 }
 
 bool dw_element_equal(Walk *w, const pbd_Value *a, const pbd_Value *b, uint32_t left_index) {
-  if (!w->o->tolerance_count) return values_equal(w, a, b);
+  if (!w->o->tolerance_count) return dw_values_equal(w, a, b);
   size_t mark = w->path.count;
   dw_push_index(w, left_index);
-  bool eq = values_equal(w, a, b);
+  bool eq = dw_values_equal(w, a, b);
   pbd_Path_Truncate(&w->path, mark);
   return eq;
 }
@@ -285,7 +297,7 @@ size_t dw_first_keyed(const void *sorted, size_t n, size_t size, pbd_Hash128 key
  * equal values (floats as rule 10 compares them, unless --float-bits). */
 pbd_Hash128 dw_element_key(const Walk *w, const pbd_Value *v) {
   pbd_Hash128 k = {0, (uint64_t)v->kind << 56};
-  if (dw_is_message_kind(v->kind)) return v->m ? v->m->hash : k;
+  if (dw_is_message_kind(v->kind)) return v->m ? dv_message_key(w, v->m) : k;
   if (v->kind == kPbd_Value_String || v->kind == kPbd_Value_Bytes || v->kind == kPbd_Value_Len) {
     XXH128_hash_t h = XXH3_128bits_withSeed(v->s.data, v->s.size, v->kind);
     k.lo = h.low64;
@@ -362,7 +374,7 @@ int dw_diff_values_at(Walk *w, const pbd_Value *l, const pbd_Value *r, int64_t l
     pbd_Message empty = {.def = l->m ? l->m->def : r->m->def};
     int differ = messages_differ(w, l->m ? l->m : &empty, r->m ? r->m : &empty);
     if (differ <= 0) return differ;
-  } else if (values_equal(w, l, r)) {
+  } else if (dw_values_equal(w, l, r)) {
     return 0;
   }
   return dw_emit_at(w, kPbd_Edit_Changed, l, r, li, ri);
@@ -377,11 +389,11 @@ int dw_diff_values(Walk *w, const pbd_Value *l, const pbd_Value *r) {
  * that holds there decides, as it will when the pair is walked. */
 static bool field_values_equal(Walk *w, const pbd_Field *f, uint32_t k, const pbd_Value *u,
                                const pbd_Value *v) {
-  if (!w->o->tolerance_count) return values_equal(w, u, v);
+  if (!w->o->tolerance_count) return dw_values_equal(w, u, v);
   size_t mark = w->path.count;
-  push_field(w, f);
+  dw_push_field(w, f);
   if (!f->def || f->def->is_repeated) dw_push_index(w, k);
-  bool eq = values_equal(w, u, v);
+  bool eq = dw_values_equal(w, u, v);
   pbd_Path_Truncate(&w->path, mark);
   return eq;
 }
@@ -393,10 +405,10 @@ static int order_fields(const pbd_Field *a, const pbd_Field *b);
 /* Whether field f of an element at the current path (the element's index
  * pushed) is left out by --ignore. */
 static bool element_field_ignored(Walk *w, const pbd_Field *f) {
-  if (field_ignored(w, f->def)) return true;
+  if (dw_field_ignored(w, f->def)) return true;
   if (!w->patterns) return false;
   size_t mark = w->path.count;
-  push_field(w, f);
+  dw_push_field(w, f);
   bool ignored = dw_path_ignored(w);
   pbd_Path_Truncate(&w->path, mark);
   return ignored;
@@ -491,7 +503,7 @@ static int field_only(Walk *w, const pbd_Field *f, bool in_left) {
   } else {
     pbd_Value d = pbd_FieldDef_DefaultValue(fd);
     at_default = (is_float_kind(v.kind) && pbd_Value_FloatEqual(v.kind, v.u, d.u)) ||
-                 (!is_float_kind(v.kind) && values_equal(w, &v, &d));
+                 (!is_float_kind(v.kind) && dw_values_equal(w, &v, &d));
   }
   if (at_default) kind = kPbd_Edit_Presence;
   return in_left ? dw_emit(w, kind, &v, NULL) : dw_emit(w, kind, NULL, &v);
@@ -507,6 +519,9 @@ static int diff_field(Walk *w, const pbd_Field *l, const pbd_Field *r) {
   if (is_map(l) && is_map(r)) return dw_diff_map(w, l, r);
   if (is_singular(l) && is_singular(r)) {
     pbd_Value a = pbd_Field_Value(l, 0), b = pbd_Field_Value(r, 0);
+    pbd_ElemKind view = l->kind == kPbd_Value_Bytes && r->kind == kPbd_Value_Bytes
+                            ? dv_field_view(w, l->def) : kPbd_Elem_None;
+    if (view) return dv_diff_bytes(w, &a, &b, view);
     return dw_diff_values(w, &a, &b);
   }
   const pbd_MatchRule *rule = rule_for(w, l->def);
@@ -521,17 +536,37 @@ static int order_fields(const pbd_Field *a, const pbd_Field *b) {
   return (a->def == NULL) - (b->def == NULL);
 }
 
-static int diff_fields(Walk *w, const pbd_Message *l, const pbd_Message *r) {
+/* Whether a field's values are a tensor's elements, compared apart
+ * (dv_TensorPair: bits of the numbers below 32). */
+static bool in_skip(uint32_t skip, const pbd_Field *f) {
+  return f && f->def && f->number < 32 && (skip >> f->number & 1);
+}
+
+/* t: a tensor pair whose elements are compared apart (dv_diff_tensor),
+ * where the walk reaches the first of their fields; NULL: none. */
+static int diff_fields(Walk *w, const pbd_Message *l, const pbd_Message *r,
+                       const dv_TensorPair *t) {
   uint32_t i = 0, j = 0;
   size_t mark = w->path.count;
   int rc = 0;
+  const dv_TensorPair *pending = t; /* its elements not compared yet */
   while ((i < pbd_Message_FieldCount(l) || j < pbd_Message_FieldCount(r)) && !rc && !w->oom) {
     const pbd_Field *lf = i < pbd_Message_FieldCount(l) ? &pbd_Message_Fields(l)[i] : NULL;
     const pbd_Field *rf = j < pbd_Message_FieldCount(r) ? &pbd_Message_Fields(r)[j] : NULL;
     int c = !lf ? 1 : !rf ? -1 : order_fields(lf, rf);
     const pbd_Field *f = c <= 0 ? lf : rf;
-    push_field(w, f);
-    bool skip = field_ignored(w, f->def) || dw_path_ignored(w);
+    if (pending && f->number >= pending->at) {
+      rc = dv_diff_tensor(w, pending);
+      pending = NULL;
+      continue;
+    }
+    if (t && (in_skip(t->lskip, lf) || in_skip(t->rskip, rf))) {
+      i += in_skip(t->lskip, lf);
+      j += in_skip(t->rskip, rf);
+      continue;
+    }
+    dw_push_field(w, f);
+    bool skip = dw_field_ignored(w, f->def) || dw_path_ignored(w);
     if (c == 0) {
       if (!skip) rc = diff_field(w, lf, rf);
       i++, j++;
@@ -544,26 +579,43 @@ static int diff_fields(Walk *w, const pbd_Message *l, const pbd_Message *r) {
     }
     pbd_Path_Truncate(&w->path, mark);
   }
+  if (pending && !rc && !w->oom) rc = dv_diff_tensor(w, pending);
   return rc;
 }
 
-/* Two large messages that differ in one sequence field's occurrences only
- * are walked through their windows (pbd_MessageWindow): the level of a
- * field of millions of elements is not read, only the elements between
- * its common prefix and suffix.  Not where a rule matches the field other
- * than as a sequence.  1: walked (the result in *rc), 0: not narrowed. */
+/* A field whose elements a rule pairs other than by their order: its
+ * occurrences stay whole in a window. */
+static bool matched_other_than_in_order(void *walk, const pbd_FieldDef *field) {
+  const pbd_MatchRule *rule = rule_for(walk, field);
+  return rule && rule->kind != kPbd_Match_Sequence;
+}
+
+/* Two large messages that differ in a few elements of their repeated
+ * fields are walked through their windows (pbd_MessageWindow): the level
+ * of a field of millions of elements is not read, only the elements
+ * between its common prefix and suffix, found by the bytes when the
+ * messages share them, else by the elements' hashes.  Not where a rule
+ * matches the field other than as a sequence.  1: walked (the result in
+ * *rc), 0: not narrowed. */
 static int diff_window(Walk *w, const pbd_Message *l, const pbd_Message *r, int *rc) {
   pbd_MessageWindow win;
-  if (!pbd_Message_NarrowPair(l, r, &win)) return 0;
-  const pbd_MatchRule *rule = rule_for(w, win.field);
-  if (rule && rule->kind != kPbd_Match_Sequence) return 0;
+  if (pbd_Message_NarrowPair(l, r, &win)) {
+    if (matched_other_than_in_order(w, win.fields[0].field)) return 0;
+  } else if (!pbd_Message_NarrowByHash(l, r, matched_other_than_in_order, w, &win)) {
+    return 0;
+  }
   uint32_t base = w->index_base;
   size_t at = w->index_base_at;
-  w->index_base = win.base;
+  const pbd_WindowField *fields = w->window_fields;
+  uint32_t nfields = w->nwindow_fields;
   w->index_base_at = w->path.count + 1; /* below the field's segment */
+  w->window_fields = win.fields;
+  w->nwindow_fields = win.nfields;
   *rc = diff_message(w, win.left, win.right);
   w->index_base = base;
   w->index_base_at = at;
+  w->window_fields = fields;
+  w->nwindow_fields = nfields;
   return 1;
 }
 
@@ -603,7 +655,8 @@ static int diff_message(Walk *w, const pbd_Message *l, const pbd_Message *r) {
   w->parent_count = w->path.count;
   w->parent = l->def;
   if (!push_frame(w, l, r)) return 0;
-  rc = diff_fields(w, l, r);
+  dv_TensorPair t;
+  rc = diff_fields(w, l, r, dv_tensor_pair(w, l, r, &t) ? &t : NULL);
   w->nframes--;
   w->parent_count = saved_count;
   w->parent = saved;

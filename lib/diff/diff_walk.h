@@ -43,11 +43,15 @@ typedef struct {
   const pbd_FieldDef **ignored_fields; /* the --ignore fields, sorted */
   size_t nignored_fields;
   /* Walking a window of two messages (pbd_MessageWindow): an element index
-   * pushed at path depth index_base_at is index_base higher.  index_base_at
-   * is SIZE_MAX when no window is walked. */
+   * pushed at path depth index_base_at is higher by its field's base in
+   * window_fields (by the number of the field segment before it), or by
+   * index_base when there are none (a stream's messages).  index_base_at is
+   * SIZE_MAX when no window is walked. */
   uint32_t index_base;
   size_t index_base_at;
   const dw_Subset *subset;        /* a keyed field's leftovers being aligned, or NULL */
+  const pbd_WindowField *window_fields;
+  uint32_t nwindow_fields;
   pbd_PathFrame *frames;          /* the messages being walked, outermost first */
   size_t nframes, frames_cap;
   bool oom;
@@ -116,6 +120,35 @@ size_t dw_take_keyed(const void *sorted, size_t n, size_t size, pbd_Hash128 key,
  * when out of memory. */
 bool dw_pair_similar(Walk *w, const pbd_Field *l, const uint32_t *li, uint32_t nl,
                      const pbd_Field *r, const uint32_t *rj, uint32_t nr, uint32_t *partner);
+
+/* diff.c, for diff_view.c: values equal under the options at the current
+ * path; a field pushed on the path; a field left out by --ignore (by name
+ * or, pushed, by pattern). */
+bool dw_values_equal(Walk *w, const pbd_Value *a, const pbd_Value *b);
+void dw_push_field(Walk *w, const pbd_Field *f);
+bool dw_field_ignored(const Walk *w, const pbd_FieldDef *fd);
+
+/* diff_view.c: typed views of bytes (pbd_BytesView, the ONNX preset). */
+/* The view of a singular bytes field under --bytes-as, or None. */
+pbd_ElemKind dv_field_view(const Walk *w, const pbd_FieldDef *fd);
+/* Two values of such a field (its segment pushed) element by element; as
+ * bytes, with a note, when a length is no whole number of elements. */
+int dv_diff_bytes(Walk *w, const pbd_Value *l, const pbd_Value *r, pbd_ElemKind k);
+/* Two onnx.TensorProto read as their elements: *lskip and *rskip get the
+ * field numbers (bits) each side's elements came from, which the field
+ * walk then passes over, and *at the lowest of them (where the walk
+ * compares the elements, dv_diff_elements).  false: no view applies (the
+ * fields are walked as they are). */
+typedef struct {
+  uint32_t lskip, rskip, at;
+  const pbd_Message *l, *r;
+} dv_TensorPair;
+bool dv_tensor_pair(Walk *w, const pbd_Message *l, const pbd_Message *r, dv_TensorPair *t);
+int dv_diff_tensor(Walk *w, const dv_TensorPair *t);
+/* A repeated element's alignment key: a TensorProto under the preset keys
+ * by its fields with its elements as typed values (so raw_data and
+ * float_data of the same values key alike), anything else by its hash. */
+pbd_Hash128 dv_message_key(const Walk *w, const pbd_Message *m);
 
 /* diff_tolerance.c: the float margin and fraction at the current path (the
  * global ones unless a pbd_ToleranceRule covers it). */

@@ -255,7 +255,7 @@ static void prepend_field_path(Ctx *c, const pbd_FieldDef *fd, uint32_t index) {
  * message (rule 9), rather than an entry with a default value. */
 static bool entry_has_unknown_enum(const pbd_Message *entry) {
   const Builder *b = entry->builder_;
-  const pbd_FieldDef *v = pbd_MessageDef_FindFieldByNumber(entry->def, 2);
+  const pbd_FieldDef *v = pbd_MessageDef_FieldByNumber(entry->def, 2);
   if (!v || v->type != kPbd_Type_Enum || !v->enum_type || !v->enum_type->is_closed) return false;
   for (uint32_t i = 0; i < b->nunk; i++)
     if (b->unk[i].number == 2 && b->unk[i].v.kind == kPbd_Value_Varint) return true;
@@ -342,7 +342,7 @@ static bool add_string(Ctx *c, pbd_Message *m, const pbd_FieldDef *fd, const pbd
  * number is not in the schema or the wire type does not fit (rule 6). */
 static bool add_field(Ctx *c, pbd_Message *m, const pbd_WireField *f, int depth) {
   const pbd_FieldDef *fd =
-      m->def ? pbd_MessageDef_FindFieldByNumber(m->def, f->number) : NULL;
+      m->def ? pbd_MessageDef_FieldByNumber(m->def, f->number) : NULL;
   if (!fd) return record_unknown(c, m, f, depth);
   int want = wire_type_of(fd->type);
   if (f->wire_type == want) {

@@ -93,6 +93,10 @@ pbd_Message *pbd_TreeBuild_NewUnreadHashed(Ctx *c, const pbd_MessageDef *def, in
                                            bool empty);
 bool pbd_TreeBuild_AddUnreadPart(Ctx *c, pbd_Message *m, const uint8_t *p, size_t n);
 bool pbd_TreeBuild_FinishUnread(Ctx *c, pbd_Message *m);
+/* An unread message of m's type and depth made of parts of m's bytes (a
+ * window, tree_window.c), hashed; NULL when out of memory. */
+pbd_Message *pbd_TreeBuild_WindowMessage(const pbd_Message *m, const pbd_Part *parts,
+                                         uint32_t nparts);
 bool pbd_TreeBuild_UnreadUnknownLen(Ctx *c, const pbd_WireField *f, int depth,
                                     pbd_UnknownValue *v);
 

@@ -1,5 +1,6 @@
-/* pbdiff — the window where two shallow messages differ (tree.h,
- * pbd_Message_NarrowPair).
+/* pbdiff — the window where two shallow messages differ (tree.h: by their
+ * bytes, pbd_Message_NarrowPair, or by their elements' hashes,
+ * pbd_Message_NarrowByHash, below).
  *
  * Two large messages that differ in a few places mostly share their bytes:
  * a serialiser's next version, or a file edited in one place, writes the
@@ -16,8 +17,11 @@
  * A singular field (last value wins, parts merge), a map (keyed entries) or
  * packed scalars (values, not occurrences) in the window end the attempt,
  * and the level is read whole as before. */
+#include <pthread.h>
+#include <stdlib.h>
 #include <string.h>
 
+#include "pbdiff/canon/canon.h"
 #include "pbdiff/tree/tree.h"
 #include "pbdiff/wire/wire.h"
 #include "tree/tree_build.h"
@@ -34,9 +38,29 @@ static bool one_unread_part(const pbd_Message *m, pbd_Part *part) {
 /* Reads the field at *p; false when the bytes do not read (the level's own
  * reading reports that). */
 static bool next_field(const uint8_t **p, const uint8_t *end, int depth_left, pbd_WireField *f) {
+  const uint8_t *q = *p;
+  if (end - q >= 2 && q[0] >= 8 && q[0] < 0x80 && (q[0] & 7) == kPbd_WireType_Delimited) {
+    /* the usual element: a one-byte tag and a length of up to four bytes */
+    size_t len = 0;
+    int i = 1;
+    for (; i < 5 && q + i < end; i++) {
+      len |= (size_t)(q[i] & 0x7f) << (7 * (i - 1));
+      if (q[i] < 0x80) break;
+    }
+    if (i < 5 && q + i < end && q[i] < 0x80 && len <= (size_t)(end - q - i - 1)) {
+      f->number = q[0] >> 3;
+      f->wire_type = kPbd_WireType_Delimited;
+      f->start = q;
+      f->value = 0;
+      f->data = q + i + 1;
+      f->size = len;
+      *p = f->data + len;
+      return true;
+    }
+  }
   pbd_Status s;
   pbd_Status_Clear(&s);
-  const uint8_t *q = pbd_Wire_ReadField(*p, end, *p, depth_left, f, &s);
+  q = pbd_Wire_ReadField(*p, end, *p, depth_left, f, &s);
   if (!q || f->wire_type == kPbd_WireType_EndGroup) return false;
   *p = q;
   return true;
@@ -46,7 +70,7 @@ static bool next_field(const uint8_t **p, const uint8_t *end, int depth_left, pb
  * their order alone (see the head of the file); *fd gets its def (NULL: an
  * unknown field, or no schema). */
 static bool sequence_field(const pbd_MessageDef *def, uint32_t number, const pbd_FieldDef **fd) {
-  *fd = def ? pbd_MessageDef_FindFieldByNumber(def, number) : NULL;
+  *fd = def ? pbd_MessageDef_FieldByNumber(def, number) : NULL;
   if (!*fd) return true;
   const pbd_FieldDef *f = *fd;
   if (!f->is_repeated || f->is_map) return false;
@@ -137,15 +161,26 @@ static bool count_before(pbd_Part a, const uint8_t *stop, const WindowField *wf,
   return true;
 }
 
-static pbd_Message *window_message(const pbd_Message *m, pbd_Part part) {
+pbd_Message *pbd_TreeBuild_WindowMessage(const pbd_Message *m, const pbd_Part *parts,
+                                         uint32_t nparts) {
   Unread *u = m->unread_;
   pbd_LazyTree *t = u->tree;
   Ctx c = pbd_TreeBuild_NewCtx(m->def, t->buf, &t->o, t->arena, &t->status);
   c.lazy = t;
   c.schemaless = m->def == NULL;
-  pbd_Message *w = pbd_TreeBuild_NewUnread(&c, m->def, u->depth, part.data, part.size);
+  pbd_Message *w = pbd_TreeBuild_NewUnread(&c, m->def, u->depth, parts[0].data, parts[0].size);
+  for (uint32_t i = 1; w && i < nparts; i++)
+    if (!pbd_TreeBuild_AddUnreadPart(&c, w, parts[i].data, parts[i].size)) w = NULL;
   if (!w) return NULL;
-  return pbd_TreeBuild_FinishUnread(&c, w) ? w : NULL;
+  /* The window begins where the message may, whose remembered hash is the
+   * message's, not the window's: hashed afresh. */
+  pbd_Status s;
+  pbd_Status_Clear(&s);
+  Unread *wu = w->unread_;
+  if (!pbd_Hasher_HashWindow(t->hasher, m->def, wu->parts, wu->nparts, wu->depth, &w->hash, &s))
+    return NULL;
+  w->building_ = false;
+  return w;
 }
 
 bool pbd_Message_NarrowPair(const pbd_Message *a, const pbd_Message *b, pbd_MessageWindow *out) {
@@ -164,8 +199,285 @@ bool pbd_Message_NarrowPair(const pbd_Message *a, const pbd_Message *b, pbd_Mess
   if (wa.size == pa.size && wb.size == pb.size) return false; /* nothing in common: no window */
   uint32_t base;
   if (!count_before(pa, stop, &wf, depth_left, &base)) return false;
-  pbd_Message *l = window_message(a, wa), *r = l ? window_message(b, wb) : NULL;
-  if (!l || !r) return false;
-  *out = (pbd_MessageWindow){l, r, wf.number, wf.fd, base};
+  pbd_Message *l = pbd_TreeBuild_WindowMessage(a, &wa, 1);
+  pbd_Message *r = l ? pbd_TreeBuild_WindowMessage(b, &wb, 1) : NULL;
+  pbd_WindowField *field = r ? pbd_Arena_Malloc(a->unread_->tree->arena, sizeof *field) : NULL;
+  if (!field) return false;
+  *field = (pbd_WindowField){wf.number, wf.fd, base};
+  *out = (pbd_MessageWindow){l, r, field, 1};
+  return true;
+}
+
+/* ---- Windows by the elements' hashes ------------------------------------------
+ *
+ * A re-encoding shares no bytes with its original, but a one-change pair
+ * still shares nearly every element: each repeated message, string or
+ * bytes field ("sequence field") is cut to the elements between its
+ * common prefix and its common suffix, compared by the hash pass's hashes
+ * (strings by their bytes).  Every other field stays in the windows whole,
+ * in the order of its occurrences.  The elements are kept as 4-byte
+ * offsets while the prefix and suffix are found, then dropped: the window
+ * messages are byte ranges of the inputs. */
+
+enum { kMaxWindowParts = 1 << 16 };
+
+typedef struct {
+  uint32_t *at; /* where each element's field begins, from the message's first byte */
+  uint32_t n, cap;
+} Offsets;
+
+typedef struct {
+  Offsets side[2];
+  uint32_t prefix, suffix;
+  bool decided, narrowed;
+} Sequence;
+
+/* A message's parts (rule 3: read as one), offsets counting along them. */
+typedef struct {
+  const pbd_Part *parts;
+  uint32_t nparts;
+  pbd_LazyTree *t;
+  int depth;    /* the message's; its elements are one deeper */
+} Side;
+
+typedef struct {
+  const pbd_MessageDef *def;
+  bool (*keep_whole)(void *, const pbd_FieldDef *);
+  void *ctx;
+  int depth_left;
+  Sequence *seq; /* by field index */
+} Narrowing;
+
+/* Whether fd's elements are narrowed: a repeated message, string or bytes
+ * field no rule keeps whole. */
+static bool narrowed(const Narrowing *nw, const pbd_FieldDef *fd) {
+  if (!fd->is_repeated || fd->is_map) return false;
+  if (fd->type != kPbd_Type_Message && fd->type != kPbd_Type_String && fd->type != kPbd_Type_Bytes)
+    return false;
+  return !nw->keep_whole || !nw->keep_whole(nw->ctx, fd);
+}
+
+/* The field's sequence, when its occurrence f is one of its elements (the
+ * decision is made once per field). */
+static Sequence *sequence_of(const Narrowing *nw, const pbd_WireField *f) {
+  const pbd_FieldDef *fd = pbd_MessageDef_FieldByNumber(nw->def, f->number);
+  if (!fd || f->wire_type != kPbd_WireType_Delimited) return NULL;
+  Sequence *q = &nw->seq[fd->index];
+  if (!q->decided) {
+    q->decided = true;
+    q->narrowed = narrowed(nw, fd);
+  }
+  return q->narrowed ? q : NULL;
+}
+
+static bool push_offset(Offsets *o, uint32_t at) {
+  if (o->n == o->cap) {
+    uint32_t cap = o->cap ? o->cap * 2 : 256;
+    uint32_t *n = cap > o->cap ? realloc(o->at, sizeof *n * cap) : NULL;
+    if (!n) return false;
+    o->at = n;
+    o->cap = cap;
+  }
+  o->at[o->n++] = at;
+  return true;
+}
+
+/* Every element of every sequence field of one side, in order. */
+static bool list_elements(Narrowing *nw, const Side *sd, int k) {
+  size_t base = 0;
+  for (uint32_t i = 0; i < sd->nparts; base += sd->parts[i++].size) {
+    const uint8_t *first = sd->parts[i].data, *p = first, *end = p + sd->parts[i].size;
+    while (p < end) {
+      const uint8_t *start = p;
+      pbd_WireField f;
+      if (!next_field(&p, end, nw->depth_left, &f)) return false;
+      Sequence *q = sequence_of(nw, &f);
+      if (q && !push_offset(&q->side[k], (uint32_t)(base + (size_t)(start - first)))) return false;
+    }
+  }
+  return true;
+}
+
+/* The element at offset `at` of a side, as its field (no field spans two
+ * parts: each is a whole run of fields). */
+static bool element(const Narrowing *nw, const Side *sd, uint32_t at, pbd_WireField *f) {
+  uint32_t i = 0;
+  size_t off = at;
+  while (i + 1 < sd->nparts && off >= sd->parts[i].size) off -= sd->parts[i++].size;
+  const uint8_t *p = sd->parts[i].data + off;
+  return next_field(&p, sd->parts[i].data + sd->parts[i].size, nw->depth_left, f);
+}
+
+static bool element_hash(const Side *sd, const pbd_FieldDef *fd, const pbd_WireField *f,
+                         pbd_Hash128 *h) {
+  bool empty;
+  const pbd_LazyTree *t = sd->t;
+  if (pbd_HashCache_Find(t->cache, f->data, f->size, fd->message_type, h, &empty) ||
+      pbd_HashCache_Find(t->recalled, f->data, f->size, fd->message_type, h, &empty))
+    return true;
+  pbd_Status s;
+  pbd_Status_Clear(&s);
+  pbd_Part part = {f->data, f->size};
+  return pbd_Hasher_HashParts(t->hasher, fd->message_type, &part, 1, sd->depth + 1, h, &empty, &s);
+}
+
+/* Whether LEFT's element i and RIGHT's element j of the sequence are
+ * equal; false also when one cannot be read or hashed (then the window
+ * only ends sooner). */
+static bool elements_equal(const Narrowing *nw, const Side sd[2], const Sequence *q, uint32_t i,
+                           uint32_t j) {
+  pbd_WireField a, b;
+  if (!element(nw, &sd[0], q->side[0].at[i], &a) || !element(nw, &sd[1], q->side[1].at[j], &b))
+    return false;
+  const pbd_FieldDef *fd = pbd_MessageDef_FieldByNumber(nw->def, a.number);
+  if (fd->type != kPbd_Type_Message)
+    return a.size == b.size && (a.size == 0 || memcmp(a.data, b.data, a.size) == 0);
+  pbd_Hash128 ha, hb;
+  return element_hash(&sd[0], fd, &a, &ha) && element_hash(&sd[1], fd, &b, &hb) &&
+         pbd_Hash128_Equal(ha, hb);
+}
+
+/* The common prefix and suffix of each sequence; false when they are
+ * empty everywhere (nothing to leave out). */
+static bool find_common_ends(Narrowing *nw, const Side sd[2]) {
+  bool any = false;
+  for (uint32_t f = 0; f < nw->def->field_count; f++) {
+    Sequence *q = &nw->seq[f];
+    uint32_t na = q->side[0].n, nb = q->side[1].n, n = na < nb ? na : nb;
+    while (q->prefix < n && elements_equal(nw, sd, q, q->prefix, q->prefix)) q->prefix++;
+    while (q->suffix < n - q->prefix &&
+           elements_equal(nw, sd, q, na - 1 - q->suffix, nb - 1 - q->suffix))
+      q->suffix++;
+    any |= q->prefix + q->suffix > 0;
+  }
+  return any;
+}
+
+/* One side's window: its fields but the sequences' common ends, as byte
+ * ranges in order (adjacent fields in one).  NULL when out of memory or
+ * in too many pieces. */
+static pbd_Message *side_window(Narrowing *nw, const pbd_Message *m, const Side *sd, int k) {
+  pbd_Part *parts = malloc(sizeof *parts * kMaxWindowParts);
+  uint32_t *seen = calloc(nw->def->field_count, sizeof *seen);
+  pbd_Message *w = NULL;
+  uint32_t n = 0;
+  bool ok = parts && seen;
+  for (uint32_t i = 0; ok && i < sd->nparts; i++) {
+    const uint8_t *p = sd->parts[i].data, *end = p + sd->parts[i].size;
+    while (ok && p < end) {
+      const uint8_t *start = p;
+      pbd_WireField f;
+      if (!next_field(&p, end, nw->depth_left, &f)) {
+        ok = false;
+        break;
+      }
+      Sequence *q = sequence_of(nw, &f);
+      if (q) {
+        uint32_t e = seen[q - nw->seq]++;
+        if (e < q->prefix || e >= q->side[k].n - q->suffix) continue;
+      }
+      if (n && parts[n - 1].data + parts[n - 1].size == start)
+        parts[n - 1].size += (size_t)(p - start);
+      else if (n < kMaxWindowParts)
+        parts[n++] = (pbd_Part){start, (size_t)(p - start)};
+      else
+        ok = false;
+    }
+  }
+  if (ok && n == 0) parts[n++] = (pbd_Part){sd->parts[0].data, 0}; /* only common ends */
+  if (ok) w = pbd_TreeBuild_WindowMessage(m, parts, n);
+  free(parts);
+  free(seen);
+  return w;
+}
+
+/* The window's fields: each sequence with a common prefix or suffix, its
+ * elements' indices higher by the prefix. */
+static pbd_WindowField *window_fields(const Narrowing *nw, pbd_Arena *arena, uint32_t *count) {
+  uint32_t n = 0;
+  for (uint32_t f = 0; f < nw->def->field_count; f++)
+    n += nw->seq[f].prefix + nw->seq[f].suffix > 0;
+  pbd_WindowField *v = pbd_Arena_Malloc(arena, sizeof *v * (n ? n : 1));
+  if (!v) return NULL;
+  *count = 0;
+  for (uint32_t f = 0; f < nw->def->field_count; f++) {
+    const Sequence *q = &nw->seq[f];
+    if (q->prefix + q->suffix == 0) continue;
+    const pbd_FieldDef *fd = nw->def->fields[f];
+    v[(*count)++] = (pbd_WindowField){fd->number, fd, q->prefix};
+  }
+  return v;
+}
+
+/* The two sides are read at once: they share only nw, read-only by then
+ * (each side's offsets are its own), and each its tree (arena, hasher). */
+typedef struct {
+  Narrowing *nw;
+  const pbd_Message *m;
+  const Side *sd;
+  int k;
+  bool ok;
+  pbd_Message *window;
+} SideJob;
+
+static void *list_job(void *p) {
+  SideJob *j = p;
+  j->ok = list_elements(j->nw, j->sd, j->k);
+  return NULL;
+}
+
+static void *window_job(void *p) {
+  SideJob *j = p;
+  j->window = side_window(j->nw, j->m, j->sd, j->k);
+  j->ok = j->window != NULL;
+  return NULL;
+}
+
+static bool on_both_sides(SideJob jobs[2], void *(*fn)(void *)) {
+  pthread_t th;
+  bool threaded = jobs[0].sd->t != jobs[1].sd->t &&
+                  pthread_create(&th, NULL, fn, &jobs[1]) == 0;
+  fn(&jobs[0]);
+  if (threaded) pthread_join(th, NULL);
+  else fn(&jobs[1]);
+  return jobs[0].ok && jobs[1].ok;
+}
+
+/* A shallow message's parts, when it is unread and big enough to narrow. */
+static bool unread_parts(const pbd_Message *m, Side *sd) {
+  if (!m->unread_ || m->building_) return false;
+  const Unread *u = m->unread_;
+  uint64_t size = 0;
+  for (uint32_t i = 0; i < u->nparts; i++) size += u->parts[i].size;
+  if (size < kNarrowBytes || size > UINT32_MAX) return false;
+  *sd = (Side){u->parts, u->nparts, u->tree, u->depth};
+  return true;
+}
+
+bool pbd_Message_NarrowByHash(const pbd_Message *a, const pbd_Message *b,
+                              bool (*keep_whole)(void *ctx, const pbd_FieldDef *field),
+                              void *ctx, pbd_MessageWindow *out) {
+  Side sd[2];
+  if (!unread_parts(a, &sd[0]) || !unread_parts(b, &sd[1]) || a->def != b->def || !a->def ||
+      a->def->is_map_entry || !strcmp(a->def->full_name, "google.protobuf.Any"))
+    return false;
+  Narrowing nw = {a->def, keep_whole, ctx, pbd_ReadOptions_MaxDepth(&sd[0].t->o) - sd[0].depth,
+                  calloc(a->def->field_count ? a->def->field_count : 1, sizeof(Sequence))};
+  bool ok = nw.seq && nw.depth_left > 0;
+  for (uint32_t f = 0; ok && f < a->def->field_count; f++) /* decided before the threads */
+    nw.seq[f] = (Sequence){.decided = true, .narrowed = narrowed(&nw, a->def->fields[f])};
+  SideJob jobs[2] = {{&nw, a, &sd[0], 0, false, NULL}, {&nw, b, &sd[1], 1, false, NULL}};
+  ok = ok && on_both_sides(jobs, list_job) && find_common_ends(&nw, sd);
+  for (uint32_t f = 0; nw.seq && f < a->def->field_count; f++) { /* offsets: done with */
+    free(nw.seq[f].side[0].at), free(nw.seq[f].side[1].at);
+    nw.seq[f].side[0].at = nw.seq[f].side[1].at = NULL;
+  }
+  ok = ok && on_both_sides(jobs, window_job);
+  pbd_Message *l = ok ? jobs[0].window : NULL, *r = ok ? jobs[1].window : NULL;
+  uint32_t nfields = 0;
+  pbd_WindowField *fields = r ? window_fields(&nw, sd[0].t->arena, &nfields) : NULL;
+  free(nw.seq);
+  if (!fields) return false;
+  *out = (pbd_MessageWindow){l, r, fields, nfields};
   return true;
 }

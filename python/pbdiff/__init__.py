@@ -301,7 +301,8 @@ def _tolerance(value, what):
 
 def _compare(left, right, schema=None, type=None, ignore=(), keys=None, sets=(),
              equivalent=False, ignore_unknown=False, partial=False, float_margin=None,
-             float_fraction=None, report_moves=False, delimited=False, report_limit=0):
+             float_fraction=None, report_moves=False, delimited=False, bytes_as=(),
+             report_limit=0):
     left, right, s, type = _inputs(left, right, schema, type)
     margin, margins = _tolerance(float_margin, "float_margin")
     fraction, fractions = _tolerance(float_fraction, "float_fraction")
@@ -310,7 +311,8 @@ def _compare(left, right, schema=None, type=None, ignore=(), keys=None, sets=(),
               sets=_strings(sets, "sets"), margins=margins, fractions=fractions,
               float_margin=margin, float_fraction=fraction, equivalent=bool(equivalent),
               ignore_unknown=bool(ignore_unknown), partial=bool(partial),
-              report_moves=bool(report_moves), delimited=bool(delimited))
+              report_moves=bool(report_moves), delimited=bool(delimited),
+              bytes_as=_strings(bytes_as, "bytes_as"))
     equal, diffs, text, _ = _core.compare(left, right, report_limit=report_limit, **kw)
 
     def json_report():
@@ -324,7 +326,7 @@ def _compare(left, right, schema=None, type=None, ignore=(), keys=None, sets=(),
 
 def compare(left, right, *, schema=None, type=None, ignore=(), keys=None, sets=(),
             equivalent=False, ignore_unknown=False, partial=False, float_margin=None,
-            float_fraction=None, report_moves=False, delimited=False):
+            float_fraction=None, report_moves=False, delimited=False, bytes_as=()):
     """Compares two messages, or two encoded messages, by meaning.
 
     left, right: google.protobuf messages of one type (the schema is the
@@ -340,13 +342,18 @@ def compare(left, right, *, schema=None, type=None, ignore=(), keys=None, sets=(
       {field name or path pattern: number} (--float-margin SCOPE=X).
     report_moves: keyed and set elements at another position are reported.
     delimited: both sides are varint length-prefixed streams of messages.
+    bytes_as: typed views of bytes fields, "FIELD=KIND" (--bytes-as): the
+      field's bytes compared element by element as numbers; "none" turns
+      every view off, the onnx.TensorProto preset included (with that type
+      in the schema, raw_data reads by data_type and equals float_data etc.
+      of the same values).
 
     Returns a Result; raises pbdiff.Error for a malformed input, a bad
     schema or a bad option."""
     return _compare(left, right, schema=schema, type=type, ignore=ignore, keys=keys, sets=sets,
                     equivalent=equivalent, ignore_unknown=ignore_unknown, partial=partial,
                     float_margin=float_margin, float_fraction=float_fraction,
-                    report_moves=report_moves, delimited=delimited)
+                    report_moves=report_moves, delimited=delimited, bytes_as=bytes_as)
 
 
 # How many differences an assertion's message shows before counting the rest.

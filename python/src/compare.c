@@ -134,7 +134,7 @@ static int on_edit(void *ctx, const pbd_Edit *e) {
 /* The arguments of compare(), as pbdiff/__init__.py passes them. */
 typedef struct {
   Py_buffer left, right;
-  PyObject *schema, *type, *ignore, *keys, *sets, *margins, *fractions;
+  PyObject *schema, *type, *ignore, *keys, *sets, *margins, *fractions, *bytes_as;
   double float_margin, float_fraction;
   int equivalent, ignore_unknown, partial, report_moves, delimited, want_diffs;
   int want_text, want_json;
@@ -143,18 +143,18 @@ typedef struct {
 
 static bool parse_args(PyObject *args, PyObject *kw, Args *a) {
   static char *names[] = {"left", "right", "schema", "type", "ignore", "keys", "sets",
-                          "margins", "fractions", "float_margin", "float_fraction",
+                          "margins", "fractions", "bytes_as", "float_margin", "float_fraction",
                           "equivalent", "ignore_unknown", "partial", "report_moves",
                           "delimited", "report_limit", "differences", "text", "json", NULL};
   memset(a, 0, sizeof *a);
   PyObject *empty = PyTuple_New(0);
   if (!empty) return false;
   a->schema = a->type = Py_None;
-  a->ignore = a->keys = a->sets = a->margins = a->fractions = empty;
+  a->ignore = a->keys = a->sets = a->margins = a->fractions = a->bytes_as = empty;
   a->want_diffs = a->want_text = 1;
   bool ok = PyArg_ParseTupleAndKeywords(
-      args, kw, "y*y*|OOOOOOOddpppppnppp", names, &a->left, &a->right, &a->schema, &a->type,
-      &a->ignore, &a->keys, &a->sets, &a->margins, &a->fractions, &a->float_margin,
+      args, kw, "y*y*|OOOOOOOOddpppppnppp", names, &a->left, &a->right, &a->schema, &a->type,
+      &a->ignore, &a->keys, &a->sets, &a->margins, &a->fractions, &a->bytes_as, &a->float_margin,
       &a->float_fraction, &a->equivalent, &a->ignore_unknown, &a->partial, &a->report_moves,
       &a->delimited, &a->report_limit, &a->want_diffs, &a->want_text, &a->want_json);
   Py_DECREF(empty); /* the defaults above are only read during the call */
@@ -169,8 +169,8 @@ static bool parse_args(PyObject *args, PyObject *kw, Args *a) {
 
 /* The rule lists, as the CLI's options (strings kept alive by keep[]). */
 typedef struct {
-  pbd_PyStrings ignore, keys, sets, margins, fractions;
-  PyObject *keep[5];
+  pbd_PyStrings ignore, keys, sets, margins, fractions, bytes_as;
+  PyObject *keep[6];
 } Rules;
 
 static bool read_rules(const Args *a, Rules *r) {
@@ -179,7 +179,8 @@ static bool read_rules(const Args *a, Rules *r) {
          pbd_Py_Strings(a->keys, "keys", &r->keys, &r->keep[1]) &&
          pbd_Py_Strings(a->sets, "sets", &r->sets, &r->keep[2]) &&
          pbd_Py_Strings(a->margins, "float_margin", &r->margins, &r->keep[3]) &&
-         pbd_Py_Strings(a->fractions, "float_fraction", &r->fractions, &r->keep[4]);
+         pbd_Py_Strings(a->fractions, "float_fraction", &r->fractions, &r->keep[4]) &&
+         pbd_Py_Strings(a->bytes_as, "bytes_as", &r->bytes_as, &r->keep[5]);
 }
 
 static void free_rules(Rules *r) {
@@ -188,7 +189,8 @@ static void free_rules(Rules *r) {
   free(r->sets.v);
   free(r->margins.v);
   free(r->fractions.v);
-  for (int i = 0; i < 5; i++) Py_XDECREF(r->keep[i]);
+  free(r->bytes_as.v);
+  for (int i = 0; i < 6; i++) Py_XDECREF(r->keep[i]);
 }
 
 static pbd_StrList str_list(const pbd_PyStrings *l) { return (pbd_StrList){l->v, l->n}; }
@@ -210,6 +212,8 @@ static bool resolve(const Args *a, const Rules *r, const pbd_DefPool *pool,
   o.sets = str_list(&r->sets);
   o.scoped_margins = str_list(&r->margins);
   o.scoped_fractions = str_list(&r->fractions);
+  o.bytes_as = str_list(&r->bytes_as);
+  o.quiet = true; /* a view that does not apply is no line on the caller's stderr */
   memset(cs, 0, sizeof *cs);
   cs->pool = (pbd_DefPool *)pool; /* read only: the rules point into it */
   cs->type = type;

@@ -78,3 +78,34 @@ def test_assert_equal_on_models(model):
     pbdiff.assert_equal(model, model)
     with pytest.raises(AssertionError, match=r"ir_version: \d+ -> \d+"):
         pbdiff.assert_equal(model, b)
+
+
+def test_tensor_views_raw_data_against_float_data():
+    """The onnx.TensorProto preset: raw_data reads as the floats data_type
+    says and equals float_data of the same values; bytes_as="none" turns
+    it off, and bytes_as names a view of any bytes field."""
+    numpy = pytest.importorskip("numpy")
+    from onnx import numpy_helper
+    values = numpy.array([1.0, 2.0, 3.0, 4.0], dtype=numpy.float32)
+    raw = numpy_helper.from_array(values, "w")
+    typed = onnx.TensorProto(name="w", data_type=1, dims=[4], float_data=list(values))
+    assert raw.HasField("raw_data") and not typed.HasField("raw_data")
+    assert pbdiff.compare(raw, typed)
+    r = pbdiff.compare(raw, typed, bytes_as=["none"])
+    assert not r and "raw_data" in [d.path for d in r.differences]
+    changed = onnx.TensorProto()
+    changed.CopyFrom(typed)
+    changed.float_data[2] = 2.5
+    r = pbdiff.compare(raw, changed)
+    assert [(d.path, d.left, d.right) for d in r.differences] == [("raw_data[2]", 3.0, 2.5)]
+    assert pbdiff.compare(raw, changed, float_margin={"onnx.TensorProto.raw_data": 0.6})
+    with pytest.raises(pbdiff.Error, match="holds no floats"):
+        pbdiff.compare(raw, changed, bytes_as=["none"],
+                       float_margin={"onnx.TensorProto.raw_data": 0.6})
+    # a view of one's own: raw_data as bytes of 0..255, the preset aside
+    values[2] = 2.5
+    raw2 = numpy_helper.from_array(values, "w")
+    r = pbdiff.compare(raw, raw2, bytes_as=["onnx.TensorProto.raw_data=uint8"])
+    assert [(d.path, d.left, d.right) for d in r.differences] == [("raw_data[10]", 64, 32)]
+    with pytest.raises(pbdiff.Error, match="not a singular bytes field"):
+        pbdiff.compare(raw, typed, bytes_as=["onnx.TensorProto.name=float"])

@@ -27,6 +27,8 @@ START_TEST(completion_values) {
   EXPECT(COMPLETE("cat --format \"\""), 0, "text json\n");
   EXPECT(COMPLETE("hash --input-format t"), 0, "textproto\n");
   EXPECT(COMPLETE("--left-format b"), 0, "binary\n");
+  EXPECT(COMPLETE("--bytes-as n"), 0, "none\n");
+  EXPECT(COMPLETE("hash --bytes-as \"\""), 0, "none\n");
   /* bash splits --opt=VALUE at '=' */
   EXPECT(COMPLETE("--color = a"), 0, "auto always\n");
   EXPECT(COMPLETE("--framing = t"), 0, "tfrecord\n");

@@ -338,11 +338,16 @@ static const JVal *j_get(const JVal *obj, const char *key) {
 
 static const char *const kDiffKeys[] = {"path",       "kind",        "left",   "right",
                                         "left_index", "right_index", "parent", "type"};
-static const char *const kTopKeys[] = {"equal",       "left_name",      "right_name",
-                                       "differences", "omitted",        "schema_changes",
-                                       "schema_changes_omitted",        "encoding"};
+static const char *const kTopKeys[] = {"equal",          "left_name",
+                                       "right_name",     "differences",
+                                       "omitted",        "summaries",
+                                       "schema_changes", "schema_changes_omitted",
+                                       "encoding"};
 static const char *const kChangeKeys[] = {"from", "to", "records", "record"};
 static const char *const kSideKeys[] = {"schema_id", "indexes", "value", "key"};
+static const char *const kSummaryKeys[] = {"path", "differing", "first_indices",
+                                           "max_abs_difference", "max_abs_index",
+                                           "max_rel_difference", "max_rel_index"};
 
 /* Keys must be known and come in the documented order. */
 static const char *check_keys(const JVal *o, const char *const *order, size_t n) {
@@ -357,6 +362,26 @@ static const char *check_keys(const JVal *o, const char *const *order, size_t n)
 
 static bool is_index(const JVal *v) {
   return v && v->t == J_NUM && v->integral && v->s[0] != '-';
+}
+
+/* One summary of a long run of changed numbers; NULL when it fits. */
+static const char *check_summary(const JVal *d) {
+  if (d->t != J_OBJ) return "summary is not an object";
+  const char *why = check_keys(d, kSummaryKeys, sizeof kSummaryKeys / sizeof *kSummaryKeys);
+  if (why) return why;
+  if (d->n != sizeof kSummaryKeys / sizeof *kSummaryKeys) return "summary lacks a key";
+  const JVal *path = j_get(d, "path"), *n = j_get(d, "differing"), *first = j_get(d, "first_indices");
+  if (!path || path->t != J_STR) return "summary path is not a string";
+  if (!is_index(n) || n->num < 6) return "differing is not an integer above 5";
+  if (!first || first->t != J_ARR || first->n != 5) return "first_indices is not 5 indices";
+  for (size_t i = 0; i < first->n; i++)
+    if (!is_index(&first->items[i])) return "first_indices holds no index";
+  if (!is_index(j_get(d, "max_abs_index")) || !is_index(j_get(d, "max_rel_index")))
+    return "max_abs_index or max_rel_index is no index";
+  const JVal *a = j_get(d, "max_abs_difference"), *r = j_get(d, "max_rel_difference");
+  if ((a->t != J_NUM && a->t != J_NULL) || (r->t != J_NUM && r->t != J_NULL))
+    return "a max difference is neither a number nor null";
+  return NULL;
 }
 
 /* One difference object; NULL when it fits the schema, else why not. */
@@ -476,6 +501,19 @@ const char *tu_json_check_report(const char *text, size_t *ndiff) {
     const char *w = check_difference(&diffs->items[i]);
     if (w) {
       snprintf(why, sizeof why, "difference %zu: %s", i, w);
+      res = why;
+      goto out;
+    }
+  }
+  const JVal *sums = j_get(v, "summaries");
+  if (sums && (sums->t != J_ARR || sums->n == 0)) {
+    res = "summaries is not a non-empty array";
+    goto out;
+  }
+  for (size_t i = 0; sums && i < sums->n; i++) {
+    const char *w = check_summary(&sums->items[i]);
+    if (w) {
+      snprintf(why, sizeof why, "summary %zu: %s", i, w);
       res = why;
       goto out;
     }

@@ -95,6 +95,11 @@ void pbd_Hasher_Remember(pbd_Hasher *h, pbd_HashCache *cache);
 bool pbd_Hasher_HashParts(pbd_Hasher *h, const pbd_MessageDef *type, const pbd_Part *parts,
                           size_t nparts, int depth, pbd_Hash128 *out, bool *empty,
                           pbd_Status *s);
+/* HashParts for parts that are a window of a message (some of its fields):
+ * the first part begins where a message does, whose remembered hash is not
+ * the window's, so the window itself is neither looked up nor remembered. */
+bool pbd_Hasher_HashWindow(pbd_Hasher *h, const pbd_MessageDef *type, const pbd_Part *parts,
+                           size_t nparts, int depth, pbd_Hash128 *out, pbd_Status *s);
 bool pbd_Hasher_TryUnknown(pbd_Hasher *h, const uint8_t *data, size_t size, int depth,
                            pbd_Hash128 *out, bool *failed, pbd_Status *s);
 

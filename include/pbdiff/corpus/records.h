@@ -14,8 +14,8 @@
  * The key is read as the tree reads the field: the last value of a field
  * written twice, a sub-message written in parts merged, an unset field its
  * default.  Per record, only its key text, its hash and where it is are
- * kept (about 48 bytes plus the key): the records themselves are read again
- * only where two hashes differ. */
+ * kept (28 bytes plus the key, and 4 more once sorted: docs/scale.md): the
+ * records themselves are read again only where two hashes differ. */
 #ifndef PBD_CORPUS_RECORDS_H_
 #define PBD_CORPUS_RECORDS_H_
 
@@ -23,10 +23,12 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "pbdiff/canon/canon.h"
 #include "pbdiff/canon/values.h"
 #include "pbdiff/core/arena.h"
 #include "pbdiff/core/base.h"
 #include "pbdiff/core/status.h"
+#include "pbdiff/diff/diff.h"
 #include "pbdiff/schema/schema.h"
 
 #ifdef __cplusplus
@@ -77,27 +79,66 @@ bool pbd_RecordKey_ReadWithKafkaKey(const pbd_RecordKey *k, const pbd_MessageDef
                                     const pbd_StrView *kafka_key, pbd_Arena *scratch,
                                     pbd_Buf *out, pbd_Status *s);
 
+/* ---- A record's hash under the ignore rules ------------------------------------------ */
+
+/* With --ignore in force, the records of a corpus mostly differ in what is
+ * ignored (a timestamp): their hashes differ, and each pair would be walked
+ * only to find nothing.  A record's hash with the ignored fields left out
+ * (lib/corpus/record_ignore.c) settles those pairs in the key pass: two
+ * records whose such hashes agree are equal under the options.  Only rules
+ * the hash can follow exactly are taken: fields by full name, and patterns
+ * of field names with `[*]` after repeated and map fields, none a oneof
+ * member, an extension or a closed enum; not with matching rules or
+ * --equivalent.  Otherwise NULL with *why saying what (NULL with *why NULL:
+ * out of memory), and pairs are walked as without it. */
+typedef struct pbd_IgnoreHash pbd_IgnoreHash;
+pbd_IgnoreHash *pbd_IgnoreHash_New(const pbd_MessageDef *type, const pbd_DiffOptions *d,
+                                   const pbd_ReadOptions *ro, const char **why);
+void pbd_IgnoreHash_Free(pbd_IgnoreHash *ih);
+/* The record type it was made for (records of another type keep their
+ * plain hash: the two never agree but on equal records). */
+const pbd_MessageDef *pbd_IgnoreHash_Type(const pbd_IgnoreHash *ih);
+/* The hash of the record buf[begin, end), which passed the hash pass with
+ * the options ro, its ignored fields left out, hashed by `hasher` (made
+ * with ro); scratch is working memory.  false with the status set when out
+ * of memory; false with the status untouched when the record cannot be
+ * hashed so (the caller keeps its plain hash). */
+bool pbd_IgnoreHash_Hash(const pbd_IgnoreHash *ih, pbd_Hasher *hasher, const uint8_t *buf,
+                         size_t begin, size_t end, const pbd_ReadOptions *ro, pbd_Buf *scratch,
+                         pbd_Hash128 *out, pbd_Status *s);
+
 /* ---- The join ---------------------------------------------------------------- */
 
-/* One record: its key (in the index's key store), hash and place: the
- * source (a file, numbered by the caller) and its index there. */
+/* One record as the join hands it out: its hash and place, the source (a
+ * file, numbered by the caller) and its index there.  (The index stores it
+ * in less: docs/scale.md, "Corpora".) */
 typedef struct {
-  uint64_t key_off;
-  uint32_t key_len;
   uint32_t source;
   size_t index;
   pbd_Hash128 hash;
 } pbd_Record;
+
+/* The most records one side may hold (they are numbered in 4 bytes), and
+ * the longest key (16 MiB - 1). */
+#define PBD_MAX_RECORDS UINT32_MAX
 
 /* The records of one side. */
 typedef struct pbd_RecordIndex pbd_RecordIndex;
 
 pbd_RecordIndex *pbd_RecordIndex_New(void);
 void pbd_RecordIndex_Free(pbd_RecordIndex *x);
-/* Adds a record; false when out of memory. */
+/* Adds a record; false when out of memory, or when the index is full
+ * (pbd_RecordIndex_Full): PBD_MAX_RECORDS records already, an index or a
+ * key too large.  Records are added before the index is sorted. */
 bool pbd_RecordIndex_Add(pbd_RecordIndex *x, const char *key, size_t key_len, uint32_t source,
                          size_t index, pbd_Hash128 hash);
 size_t pbd_RecordIndex_Count(const pbd_RecordIndex *x);
+/* Whether an Add failed for want of room in the index (not of memory). */
+bool pbd_RecordIndex_Full(const pbd_RecordIndex *x);
+/* Sorts the index in the join's order now (the join sorts it otherwise),
+ * so that each side can be sorted on a thread of its own; false when out
+ * of memory (or after a failed Add). */
+bool pbd_RecordIndex_Sort(pbd_RecordIndex *x);
 /* The bytes the index holds (records and keys), for the memory bound. */
 size_t pbd_RecordIndex_Bytes(const pbd_RecordIndex *x);
 
@@ -114,7 +155,8 @@ typedef struct {
   size_t left_count, right_count;
 } pbd_RecordPair;
 
-/* Receives one pair; a non-zero return stops the join. */
+/* Receives one pair (its records valid during the call); a non-zero return
+ * stops the join. */
 typedef int pbd_RecordPairFunc(void *ctx, const pbd_RecordPair *p);
 
 /* Sorts both indexes by key and hands each pair to fn in the order of the

@@ -87,6 +87,34 @@ typedef struct {
   double margin, fraction;     /* negative: this rule does not set it */
 } pbd_ToleranceRule;
 
+/* What a bytes field's bytes are read as under a typed view (--bytes-as):
+ * little-endian elements of one type, as ONNX writes raw_data. */
+typedef enum {
+  kPbd_Elem_None = 0,
+  kPbd_Elem_Float, kPbd_Elem_Double, kPbd_Elem_Float16, kPbd_Elem_BFloat16,
+  kPbd_Elem_Int8, kPbd_Elem_UInt8, kPbd_Elem_Int16, kPbd_Elem_UInt16,
+  kPbd_Elem_Int32, kPbd_Elem_UInt32, kPbd_Elem_Int64, kPbd_Elem_UInt64, kPbd_Elem_Bool,
+} pbd_ElemKind;
+
+/* "float", "double", "float16", "bfloat16", "int8", ... "bool" and back;
+ * kPbd_Elem_None for a name that is none of them. */
+const char *pbd_ElemKind_Name(pbd_ElemKind k);
+pbd_ElemKind pbd_ElemKind_FromName(const char *name);
+/* Bytes per element (0 for None). */
+size_t pbd_ElemKind_Size(pbd_ElemKind k);
+/* Whether its elements are floats (tolerances reach them). */
+bool pbd_ElemKind_IsFloat(pbd_ElemKind k);
+
+/* A typed view of a bytes field (docs/semantics.md, "Typed views of
+ * bytes"): a view the user chooses, not a protobuf rule.  The field's
+ * bytes compare element by element as numbers (paths `field[i]`, values
+ * as floats or integers, tolerances applying to floats); a length that is
+ * not a whole number of elements compares as bytes (with a note). */
+typedef struct {
+  const pbd_FieldDef *field;   /* a singular bytes field */
+  pbd_ElemKind kind;
+} pbd_BytesView;
+
 typedef struct {
   bool float_bits;     /* compare floats by bit pattern (tolerances do not apply) */
   /* Tolerances (as MessageDifferencer's SetFractionAndMargin): two floats
@@ -102,6 +130,18 @@ typedef struct {
   size_t rule_count;
   const pbd_IgnoreRule *ignores;
   size_t ignore_count;
+  /* Typed views of bytes fields (pbd_BytesView), and the ONNX preset: in an
+   * onnx.TensorProto, raw_data read as the elements its data_type names
+   * and equal to the typed field (float_data, int32_data, ...) holding the
+   * same values (docs/semantics.md). */
+  const pbd_BytesView *bytes_views;
+  size_t bytes_view_count;
+  bool onnx_tensors;
+  /* Told why a view did not apply where it would have (a length that is no
+   * whole number of elements): the path and the reason, one line.  NULL:
+   * not told. */
+  void (*view_note)(void *ctx, const char *line);
+  void *view_note_ctx;
   /* Streams only (pbd_Diff_RunStream): told each pair of messages the
    * alignment pairs, equal, changed or moved (i in LEFT, j in RIGHT), so a
    * caller can compare what it keeps beside each message (a framing's

@@ -205,6 +205,13 @@ const pbd_MessageDef *pbd_DefPool_Message(const pbd_DefPool *pool, size_t i);
 /* The field with this number (by_number, else a binary search over
  * m->fields); NULL when the message has no such number. */
 const pbd_FieldDef *pbd_MessageDef_FindFieldByNumber(const pbd_MessageDef *m, uint32_t number);
+/* The same, inline for the usual small field numbers: readers ask it for
+ * every field of the wire. */
+static inline const pbd_FieldDef *pbd_MessageDef_FieldByNumber(const pbd_MessageDef *m,
+                                                               uint32_t number) {
+  return number < m->by_number_count ? m->by_number[number]
+                                     : pbd_MessageDef_FindFieldByNumber(m, number);
+}
 const pbd_FieldDef *pbd_MessageDef_FindFieldByName(const pbd_MessageDef *m, const char *name);
 
 const pbd_EnumValueDef *pbd_EnumDef_FindValueByNumber(const pbd_EnumDef *e, int32_t number);

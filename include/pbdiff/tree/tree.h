@@ -89,22 +89,35 @@ void pbd_Message_ReadPair(const pbd_Message *a, const pbd_Message *b);
 /* No field at all, and no resolved Any payload. */
 bool pbd_Message_IsEmpty(const pbd_Message *m);
 
-/* Where two shallow messages differ, when that is one repeated field's
- * occurrences only (lib/tree/tree_window.c says when): `left` and `right`
- * are messages of the two windows' bytes, unread, of the same type, and
- * hold only `number`'s elements; the elements before the windows, `base` of
- * them, are the same on both sides, and so are those after.  A walk
- * compares the windows instead of the messages, the elements' indices
- * `base` higher. */
+/* Where two shallow messages differ (lib/tree/tree_window.c and
+ * tree_hash_window.c say when): `left` and `right` are messages of the two
+ * windows' bytes, unread, of the same type.  For each of `fields`, the
+ * `base` elements before the windows are the same on both sides, and so
+ * are those after; the rest of the messages is in the windows whole.  A
+ * walk compares the windows instead of the messages, the elements of those
+ * fields `base` higher. */
 typedef struct {
-  pbd_Message *left, *right;
   uint32_t number;
   const pbd_FieldDef *field; /* NULL: an unknown field, or no schema */
   uint32_t base;
+} pbd_WindowField;
+typedef struct {
+  pbd_Message *left, *right;
+  const pbd_WindowField *fields; /* by number */
+  uint32_t nfields;
 } pbd_MessageWindow;
 /* false (and nothing read) when the messages are small, read already, or
- * differ in more than one such field. */
+ * differ in more than one sequence field's occurrences (the bytes decide). */
 bool pbd_Message_NarrowPair(const pbd_Message *a, const pbd_Message *b, pbd_MessageWindow *out);
+/* The same by the elements' hashes, for messages whose bytes differ all
+ * along (a re-encoding with one change): the common prefix and suffix of
+ * each repeated message, string or bytes field's elements are left out,
+ * every other field is in the windows whole.  keep_whole(ctx, field): a
+ * field whose elements must not be narrowed (a rule matches them other
+ * than as a sequence).  false when nothing would be left out. */
+bool pbd_Message_NarrowByHash(const pbd_Message *a, const pbd_Message *b,
+                              bool (*keep_whole)(void *ctx, const pbd_FieldDef *field),
+                              void *ctx, pbd_MessageWindow *out);
 
 
 

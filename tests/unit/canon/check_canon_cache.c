@@ -317,33 +317,42 @@ START_TEST(hash_cache_lookup_order) {
   const pbd_DefPool *pool;
   const pbd_MessageDef *M = ch_type_named("sem3.M", &pool);
   const pbd_MessageDef *Inner = ch_type_named("sem3.Inner", &pool);
-  /* rm { s: 20 bytes } x 3 */
+  /* rm x 300, each with a child (entries of descendants lie between
+   * siblings: a lookup gallops over them, forwards or backwards) */
+  enum { kN = 300 };
   ch_Bytes x = {0};
-  size_t at[3], size[3];
-  for (int k = 0; k < 3; k++) {
+  size_t at[kN], size[kN];
+  for (int k = 0; k < kN; k++) {
     ch_Bytes el = {0};
-    ch_b_fill(&el, 2, (char)('a' + k), 20);
+    inner_of(&el, k, 20, (size_t)(k % 7) * 10);
     at[k] = ch_b_len(&x, 15, &el);
     size[k] = el.n;
     free(el.p);
   }
   Built in = build(&x, M, pool, 0);
   const pbd_Field *rm = pbd_Message_FindField(in.root, 15);
-  static const int kOrders[][3] = {{0, 1, 2}, {2, 1, 0}, {1, 0, 2}, {2, 0, 1}};
+  int order[kN];
+  static const char *const kOrders[] = {"forwards", "backwards", "shuffled", "from both ends"};
   for (size_t oi = 0; oi < 4; oi++) {
+    for (int j = 0; j < kN; j++) order[j] = oi == 1 ? kN - 1 - j : oi == 3 ? (j % 2 ? kN - 1 - j / 2 : j / 2) : j;
+    uint32_t seed = 7;
+    for (int j = kN - 1; oi == 2 && j > 0; j--) {
+      seed = seed * 1103515245u + 12345u;
+      int r = (int)(seed % (uint32_t)(j + 1)), t = order[j];
+      order[j] = order[r], order[r] = t;
+    }
     pbd_HashCache *cache = pbd_HashCache_New(in.buf, 1 << 20);
     ch_Result cr = ch_via_canon(M, in.buf, 0, in.n, &in.o, cache);
     ck_assert(cr.ok && pbd_Hash128_Equal(cr.hash, in.root->hash));
-    for (int j = 0; j < 3; j++) {
-      int k = kOrders[oi][j];
+    for (int j = 0; j < kN; j++) {
+      int k = order[j];
       pbd_Hash128 h;
       bool empty;
       ck_assert_msg(pbd_HashCache_Find(cache, in.buf + at[k], size[k], Inner, &h, &empty),
-                    "lookups in the order rm[%d], rm[%d], rm[%d] (%s bytes %zu, %zu, %zu): rm[%d] "
-                    "(lookup %d) is not found, though found when asked first",
-                    kOrders[oi][0], kOrders[oi][1], kOrders[oi][2], "at", at[kOrders[oi][0]],
-                    at[kOrders[oi][1]], at[kOrders[oi][2]], k, j + 1);
+                    "lookups %s: rm[%d] (lookup %d, at byte %zu) is not found", kOrders[oi], k,
+                    j + 1, at[k]);
       ck_assert(pbd_Hash128_Equal(h, rm->v.msgs[k]->hash));
+      ck_assert(!pbd_HashCache_Find(cache, in.buf + at[k] + 1, size[k] - 1, Inner, &h, &empty));
     }
     pbd_HashCache_Free(cache);
   }

@@ -20,6 +20,10 @@ typedef struct {
   double float_margin, float_fraction;
   pbd_IgnoreRule ignores[4]; /* ignore=PATTERN, patterns owned */
   size_t ignore_count;
+  bool onnx;                 /* the onnx.TensorProto preset */
+  pbd_BytesView views[2];    /* bytes-as=FIELD=KIND (full field names) */
+  char *view_names[2];
+  size_t view_count;
   char *left, *right;     /* hex */
   char *want, *want_back; /* tu_diff_hex's form; want_back NULL: the mirror */
 } Case;
@@ -65,7 +69,13 @@ static void parse_options(Case *c, char *f) {
     else if (!strcmp(o, "partial")) c->partial = true;
     else if (!strncmp(o, "float-margin=", 13)) c->float_margin = atof(o + 13);
     else if (!strncmp(o, "float-fraction=", 15)) c->float_fraction = atof(o + 15);
-    else if (!strncmp(o, "ignore=", 7) && c->ignore_count < 4)
+    else if (!strcmp(o, "onnx")) c->onnx = true;
+    else if (!strncmp(o, "bytes-as=", 9) && strrchr(o, '=') > o + 9 && c->view_count < 2) {
+      char *eq = strrchr(o, '=');
+      c->views[c->view_count].kind = pbd_ElemKind_FromName(eq + 1);
+      if (!c->views[c->view_count].kind) tu_cases_error(CASES_FILE, c->line, "no element kind", o);
+      c->view_names[c->view_count++] = strndup(o + 9, (size_t)(eq - o - 9));
+    } else if (!strncmp(o, "ignore=", 7) && c->ignore_count < 4)
       c->ignores[c->ignore_count++].pattern = strdup(o + 7);
     else tu_cases_error(CASES_FILE, c->line, "unknown option", o);
   }
@@ -120,9 +130,16 @@ START_TEST(semantic_case) {
   o.float_bits = c->float_bits;
   char where[256];
   snprintf(where, sizeof where, "%s:%d", CASES_FILE, c->line);
+  pbd_BytesView views[2];
+  for (size_t k = 0; k < c->view_count; k++) {
+    views[k] = c->views[k];
+    views[k].field = pbd_DefPool_FindFieldByFullName(o.pool, c->view_names[k]);
+    ck_assert_msg(views[k].field, "%s: no field %s", where, c->view_names[k]);
+  }
   pbd_DiffOptions d = {.partial = c->partial, .float_margin = c->float_margin,
                        .float_fraction = c->float_fraction, .ignores = c->ignores,
-                       .ignore_count = c->ignore_count};
+                       .ignore_count = c->ignore_count, .onnx_tensors = c->onnx,
+                       .bytes_views = views, .bytes_view_count = c->view_count};
   tu_expect_diff_with(where, c->type ? tu_type(c->type) : NULL, &o, &d, c->left, c->right,
                       c->want, c->want_back);
 }
@@ -139,7 +156,9 @@ static const char kNoSuchPath[] = "no_such_field[*].nothing";
 
 START_TEST(semantic_case_nameless_options) {
   const Case *c = &cases[_i];
-  if (c->partial || c->float_margin > 0 || c->float_fraction > 0 || c->ignore_count) return;
+  if (c->partial || c->float_margin > 0 || c->float_fraction > 0 || c->ignore_count || c->onnx ||
+      c->view_count)
+    return;
   pbd_ReadOptions o;
   memset(&o, 0, sizeof o);
   o.hash_seed = 12345;
@@ -189,6 +208,7 @@ int main(void) {
     free(cases[i].want);
     free(cases[i].want_back);
     for (size_t k = 0; k < cases[i].ignore_count; k++) free((char *)cases[i].ignores[k].pattern);
+    for (size_t k = 0; k < cases[i].view_count; k++) free(cases[i].view_names[k]);
   }
   free(cases);
   return rc;

@@ -158,10 +158,11 @@ static void load_cases(void) {
       c->equivalent = strstr(o, "equivalent") != NULL;
       c->ignore_unknown = strstr(o, "ignore-unknown") != NULL;
       c->float_bits = strstr(o, "float-bits") != NULL;
-      /* diff options (ignores, tolerances, --partial) make a pair equal
-       * without making it one meaning: such a case says nothing of bytes */
+      /* diff options (ignores, tolerances, --partial, typed views of
+       * bytes) make a pair equal without making it one meaning: such a
+       * case says nothing of bytes */
       if (strstr(o, "ignore=") || strstr(o, "partial") || strstr(o, "float-margin") ||
-          strstr(o, "float-fraction")) {
+          strstr(o, "float-fraction") || strstr(o, "bytes-as") || strstr(o, "onnx")) {
         free(c->type);
         ncases--;
         l = nl ? nl + 1 : NULL;

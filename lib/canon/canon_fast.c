@@ -1,0 +1,350 @@
+/* pbdiff — the hash pass's fast path (canon_pass.h, pbd_CanonPass_HashFast).
+ *
+ * Most writers put each field of a message in one run: protobuf's own in
+ * field-number order, others in their reverse or in declaration order.
+ * Then nothing of the general reader's is needed (a slot per field, last
+ * values, merged parts, sorting slots, unknown fields): each field's part
+ * of the pbh1 record (docs/hash.md) is written as its values are read, as
+ * one segment of the frame's buffer, and the segments are put in number
+ * order when the message ends.  The bytes, and so the hash, are exactly the
+ * general reader's: the record does not depend on the way it was made.
+ *
+ * Anything else gives up (0) and the general reader reads the message from
+ * its start: a field seen before, a second member of a oneof, a map, a
+ * group, an unknown field or wire type, a closed enum's unknown value, an
+ * error of any kind (so that errors, and their order, are the general
+ * reader's).  A message gives up before its record is hashed, so a child
+ * hashed already is only found again in the cache or hashed again. */
+#include "canon/canon_pass.h"
+
+/* Bigger messages go to the general reader, which may stream their record. */
+enum { kFastBytes = 16 << 10 };
+
+typedef struct {
+  Ctx *c;
+  Frame *fr;
+  const pbd_MessageDef *def;
+  pbd_Part part;
+  int depth;
+  size_t n;                  /* bytes of fr->rec written */
+  uint32_t nsegs;
+  bool ascending, descending;/* the segments' numbers so far */
+  bool checked;              /* the whole message passed check_runs */
+  const pbd_FieldDef *open;  /* the field whose run is being read, or NULL */
+  size_t open_at;            /* where its segment begins */
+  uint32_t count;            /* its values so far */
+} Fast;
+
+static bool grow_bytes(uint8_t **p, size_t *cap, size_t need) {
+  if (need <= *cap) return true;
+  size_t want = *cap ? *cap * 2 : 1024;
+  while (want < need) want *= 2;
+  uint8_t *np = realloc(*p, want);
+  if (!np) return false;
+  *p = np;
+  *cap = want;
+  return true;
+}
+
+static __attribute__((noinline)) bool grow_rec(Fast *f, size_t n) {
+  if (grow_bytes(&f->fr->rec, &f->fr->cap_rec, f->n + n)) return true;
+  return oom(f->c);
+}
+
+/* Room for n more bytes of record; NULL when out of memory (status set). */
+static inline uint8_t *room(Fast *f, size_t n) {
+  if (f->n + n > f->fr->cap_rec && !grow_rec(f, n)) return NULL;
+  uint8_t *w = f->fr->rec + f->n;
+  f->n += n;
+  return w;
+}
+
+static inline bool put_header(Fast *f, const pbd_FieldDef *fd, uint64_t count) {
+  uint8_t *w = room(f, 16);
+  if (!w) return false;
+  put_u64(put_u64(w, pbd_FieldRecordTag(fd->number, fd, f->c->o->typed_fields)), count);
+  return true;
+}
+
+/* The field's run ends: its segment is finished (the count, or a digest in
+ * place of more than kPbd_InlineScalars values) and listed. */
+static bool close_run(Fast *f) {
+  const pbd_FieldDef *fd = f->open;
+  if (!fd) return true;
+  f->open = NULL;
+  if (fd->is_repeated) {
+    if (f->count == 0) { /* an empty packed run: no values, no field */
+      f->n = f->open_at;
+      return true;
+    }
+    put_u64(f->fr->rec + f->open_at + 8, f->count);
+    if (fd->is_packable && f->count > kPbd_InlineScalars) {
+      uint8_t *vals = f->fr->rec + f->open_at + 16;
+      pbd_Hash128 h = digest(f->c, vals, 8 * (size_t)f->count);
+      put_hash(vals, h);
+      f->n = f->open_at + 32;
+    }
+  }
+  if (f->n == f->open_at) return true; /* a singular field at its default */
+  if (f->nsegs == f->fr->cap_segs) {
+    uint32_t cap = f->nsegs ? f->nsegs * 2 : 32;
+    Segment *ns = realloc(f->fr->segs, sizeof *ns * cap);
+    if (!ns) return oom(f->c);
+    f->fr->segs = ns;
+    f->fr->cap_segs = cap;
+  }
+  if (f->nsegs) {
+    uint32_t last = f->fr->segs[f->nsegs - 1].number;
+    f->ascending &= fd->number > last;
+    f->descending &= fd->number < last;
+  }
+  f->fr->segs[f->nsegs++] = (Segment){fd->number, (uint32_t)f->open_at,
+                                      (uint32_t)(f->n - f->open_at)};
+  return true;
+}
+
+/* A new mark for the fields seen (seen[i] == gen: field i is seen). */
+static void next_gen(Frame *fr) {
+  if (++fr->gen == 0) { /* wrapped: marks of old messages could read as this one's */
+    memset(fr->seen, 0, sizeof *fr->seen * fr->cap_seen);
+    fr->gen = 1;
+  }
+}
+
+/* A oneof member whose sibling came first: the general reader clears it. */
+static bool sibling_seen(const Fast *f, const pbd_FieldDef *fd) {
+  const pbd_OneofDef *o = fd->oneof;
+  for (uint32_t i = 0; i < o->field_count; i++)
+    if (o->fields[i] != fd && f->fr->seen[o->fields[i]->index] == f->fr->gen) return true;
+  return false;
+}
+
+/* A new field's run begins: 1, 0 to give up, -1 out of memory. */
+static int open_run(Fast *f, const pbd_FieldDef *fd) {
+  if (!f->checked) { /* (check_runs has made these checks for the rest) */
+    if (f->fr->seen[fd->index] == f->fr->gen || fd->is_map || fd->type == kPbd_Type_Group ||
+        (fd->oneof && sibling_seen(f, fd)))
+      return 0;
+    f->fr->seen[fd->index] = f->fr->gen;
+  }
+  if (!close_run(f)) return -1;
+  f->open = fd;
+  f->open_at = f->n;
+  f->count = 0;
+  return !fd->is_repeated || put_header(f, fd, 0) ? 1 : -1;
+}
+
+/* Whether a singular field's value leaves it out of the record: rule 7
+ * without presence, --equivalent with it (drop_as_default's, for the
+ * fields this path reads: no map entry's). */
+static bool dropped(const Ctx *c, const pbd_FieldDef *fd, uint64_t u, pbd_StrView str,
+                    bool child_empty) {
+  if (fd->has_presence && !c->o->equivalent) return false;
+  pbd_ValueKind k = pbd_ValueKindOf(fd->type);
+  if (k == kPbd_Value_Message) return child_empty;
+  if (pbd_ValueKind_IsStr(k))
+    return str.size == fd->default_value.s.size &&
+           (str.size == 0 || !memcmp(str.data, fd->default_value.s.data, str.size));
+  if (fd->has_presence && (k == kPbd_Value_Float || k == kPbd_Value_Double))
+    return pbd_Value_FloatEqual(k, u, fd->default_value.u);
+  return u == fd->default_value.u;
+}
+
+static bool scalar_value(Fast *f, const pbd_FieldDef *fd, uint64_t raw) {
+  uint8_t *w;
+  if (fd->is_repeated) {
+    f->count++;
+    return (w = room(f, 8)) && put_u64(w, canonical_scalar(f->c, fd, raw));
+  }
+  uint64_t v = pbd_FieldType_DecodeScalar(fd->type, raw);
+  if (dropped(f->c, fd, v, (pbd_StrView){0}, false)) return true;
+  return put_header(f, fd, 1) && (w = room(f, 8)) &&
+         put_u64(w, pbd_HashBits(f->c->o->float_bits, pbd_ValueKindOf(fd->type), v));
+}
+
+/* 1, 0 to give up (a malformed run, a closed enum's unknown value), -1. */
+static int packed_values(Fast *f, const pbd_FieldDef *fd, const pbd_WireField *w) {
+  const uint8_t *p = w->data, *end = w->data + w->size;
+  size_t width;
+  if (pbd_Packed_Count(fd, w, f->c->buf, &width, f->c->s) < 0) return 0;
+  bool closed = fd->type == kPbd_Type_Enum && fd->enum_type && fd->enum_type->is_closed;
+  while (p < end) {
+    uint64_t raw = 0;
+    if (!width && *p < 0x80) raw = *p++;
+    else if (!(p = pbd_Packed_Next(fd, width, p, end, f->c->buf, &raw, f->c->s))) return 0;
+    if (closed && pbd_EnumValueUnknown(fd, raw)) return 0;
+    if (!scalar_value(f, fd, raw)) return -1;
+  }
+  return 1;
+}
+
+static bool string_value(Fast *f, const pbd_FieldDef *fd, const pbd_WireField *w) {
+  uint8_t *o;
+  if (fd->is_repeated) {
+    f->count++;
+    return (o = room(f, str_size(w->size))) && put_str(f->c, o, (const char *)w->data, w->size);
+  }
+  pbd_StrView v = {(const char *)w->data, w->size};
+  if (dropped(f->c, fd, 0, v, false)) return true;
+  return put_header(f, fd, 1) && (o = room(f, str_size(w->size))) &&
+         put_str(f->c, o, v.data, v.size);
+}
+
+/* Whether every field of the message, from its first byte, is one this
+ * path reads, in runs: checked before the first child is hashed, so that
+ * giving up never hashes a child twice (the general reader would hash it
+ * again, and so on down: a cost that doubles with each level).  Only an
+ * error can make the path give up after this. */
+static bool check_runs(Fast *f) {
+  Frame *fr = f->fr;
+  next_gen(fr);
+  const pbd_FieldDef *open = NULL;
+  const uint8_t *p = f->part.data, *end = p + f->part.size;
+  while (p < end) {
+    pbd_WireField w;
+    const uint8_t *q = read_short_field(p, end, &w);
+    if (!q && !(q = pbd_Wire_ReadField(p, end, f->c->buf, f->c->max_depth - f->depth, &w, f->c->s))) {
+      pbd_Status_Clear(f->c->s);
+      return false;
+    }
+    p = q;
+    const pbd_FieldDef *fd = pbd_MessageDef_FieldByNumber(f->def, w.number);
+    if (!fd) return false;
+    if (fd != open) {
+      if (fr->seen[fd->index] == fr->gen || fd->is_map || fd->type == kPbd_Type_Group ||
+          (fd->oneof && sibling_seen(f, fd)))
+        return false;
+      fr->seen[fd->index] = fr->gen;
+      open = fd;
+    } else if (!fd->is_repeated) {
+      return false;
+    }
+    bool closed = fd->type == kPbd_Type_Enum && fd->enum_type && fd->enum_type->is_closed;
+    if (w.wire_type == pbd_WireTypeOf(fd->type)) {
+      if (closed && pbd_EnumValueUnknown(fd, w.value)) return false;
+    } else if (!fd->is_packable || w.wire_type != kPbd_WireType_Delimited || closed) {
+      return false;
+    }
+  }
+  return true;
+}
+
+/* 1, 0 to give up (the child's error, too deep), -1. */
+static int message_value(Fast *f, const pbd_FieldDef *fd, const pbd_WireField *w) {
+  Ctx *c = f->c;
+  if (f->depth + 1 > c->max_depth) return 0;
+  if (!f->checked && !(f->checked = check_runs(f))) return 0;
+  pbd_Part part = {w->data, w->size};
+  Result r;
+  if (!pbd_CanonPass_HashMessage(c, fd->message_type, &part, 1, f->depth + 1, &r)) {
+    if (c->s->code == kPbd_Status_OutOfMemory) return -1;
+    /* an error: the general reader reads the message again to report it,
+     * and from now on reads every message (no fast attempt reads a child
+     * twice) */
+    pbd_Status_Clear(c->s);
+    c->no_fast = true;
+    return 0;
+  }
+  uint8_t *o;
+  if (fd->is_repeated) {
+    f->count++;
+    return (o = room(f, 16)) && put_hash(o, r.hash) ? 1 : -1;
+  }
+  if (dropped(c, fd, 0, (pbd_StrView){0}, r.empty)) return 1;
+  return put_header(f, fd, 1) && (o = room(f, 16)) && put_hash(o, r.hash) ? 1 : -1;
+}
+
+/* One field: 1, 0 to give up, -1. */
+static int read_field(Fast *f, const pbd_WireField *w) {
+  const pbd_FieldDef *fd = pbd_MessageDef_FieldByNumber(f->def, w->number);
+  if (!fd) return 0;
+  if (fd != f->open) {
+    int rc = open_run(f, fd);
+    if (rc <= 0) return rc;
+  } else if (!fd->is_repeated) {
+    return 0; /* set twice: last value wins, parts merge */
+  }
+  if (w->wire_type != pbd_WireTypeOf(fd->type)) {
+    if (fd->is_packable && w->wire_type == kPbd_WireType_Delimited) return packed_values(f, fd, w);
+    return 0; /* an unknown field of a known number */
+  }
+  switch (fd->type) {
+    case kPbd_Type_String:
+    case kPbd_Type_Bytes:
+      if (!pbd_StringValueOk(fd, w, f->c->buf, 0, f->c->s)) return 0;
+      return string_value(f, fd, w) ? 1 : -1;
+    case kPbd_Type_Message:
+      return message_value(f, fd, w);
+    default:
+      if (pbd_EnumValueUnknown(fd, w->value)) return 0;
+      return scalar_value(f, fd, w->value) ? 1 : -1;
+  }
+}
+
+/* The record in number order: as read, reversed, or sorted. */
+static const uint8_t *ordered_record(Fast *f) {
+  if (f->ascending || f->nsegs < 2) return f->fr->rec;
+  Segment *s = f->fr->segs;
+  if (!f->descending) { /* insertion sort: the numbers are distinct, and few */
+    for (uint32_t i = 1; i < f->nsegs; i++) {
+      Segment t = s[i];
+      uint32_t j = i;
+      for (; j > 0 && s[j - 1].number > t.number; j--) s[j] = s[j - 1];
+      s[j] = t;
+    }
+  }
+  if (!grow_bytes(&f->fr->sorted, &f->fr->cap_sorted, f->n)) return NULL;
+  uint8_t *w = f->fr->sorted;
+  for (uint32_t k = 0; k < f->nsegs; k++) {
+    const Segment *g = &s[f->descending ? f->nsegs - 1 - k : k];
+    memcpy(w, f->fr->rec + g->at, g->len);
+    w += g->len;
+  }
+  return f->fr->sorted;
+}
+
+static bool start(Fast *f, Ctx *c, Frame *fr, const pbd_MessageDef *def, pbd_Part part,
+                  int depth) {
+  *f = (Fast){c, fr, def, part, depth, 0, 0, true, true, false, NULL, 0, 0};
+  if (def->field_count > fr->cap_seen) {
+    uint32_t *seen = calloc(def->field_count, sizeof *seen);
+    if (!seen) return oom(c);
+    free(fr->seen);
+    fr->seen = seen;
+    fr->cap_seen = def->field_count;
+    fr->gen = 0;
+  }
+  next_gen(fr);
+  return true;
+}
+
+int pbd_CanonPass_HashFast(Ctx *c, Frame *fr, const pbd_MessageDef *def, pbd_Part part, int depth,
+                           Result *out) {
+  if (part.size > kFastBytes || c->no_fast) return 0;
+  Fast f;
+  if (!start(&f, c, fr, def, part, depth)) return -1;
+  int group_depth_left = c->max_depth - depth;
+  const uint8_t *p = part.data, *end = part.data + part.size;
+  while (p < end) {
+    pbd_WireField w;
+    const uint8_t *q = read_short_field(p, end, &w);
+    if (!q && !(q = pbd_Wire_ReadField(p, end, c->buf, group_depth_left, &w, c->s))) {
+      pbd_Status_Clear(c->s);
+      return 0;
+    }
+    int rc = read_field(&f, &w);
+    if (rc <= 0) {
+      if (rc == 0) pbd_Status_Clear(c->s);
+      return rc;
+    }
+    p = q;
+  }
+  if (!close_run(&f)) return -1;
+  static const uint8_t kNothing[1];
+  const uint8_t *rec = f.n ? ordered_record(&f) : kNothing;
+  if (!rec) return oom(c) ? -1 : -1;
+  out->hash = digest(c, rec, f.n);
+  out->empty = f.n == 0;
+  out->entry_unknown_enum = false;
+  return 1;
+}
