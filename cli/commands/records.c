@@ -608,7 +608,8 @@ static bool finish_report(Run *run, bool differ) {
   bool ok = pbd_RecordNotes_Write(run->notes, o->report.max_diffs, &text, &json);
   if (run->stat) {
     ok = ok && ((!differ && o->format != kPbd_Report_Json) ||
-                pbd_CorpusStat_Write(run->stat, &run->totals, o->format == kPbd_Report_Json, stdout));
+                pbd_CorpusStat_Write(run->stat, &run->totals, o->format == kPbd_Report_Json,
+                                     json.data, stdout));
     if (ok && text.len && o->format != kPbd_Report_Json) ok = fputs(text.data, stdout) >= 0;
   } else {
     if (ok && text.len) pbd_Reporter_Note(run->rep, text.data, json.data);

@@ -199,7 +199,8 @@ static void json_totals(pbd_Buf *b, const pbd_CorpusTotals *t) {
                  t->only_right, t->dup_left, t->dup_right);
 }
 
-static void write_json(const pbd_CorpusStat *c, const pbd_CorpusTotals *t, pbd_Buf *b) {
+static void write_json(const pbd_CorpusStat *c, const pbd_CorpusTotals *t, const char *extra,
+                       pbd_Buf *b) {
   bool equal = !t->changed && !t->only_left && !t->only_right;
   pbd_Buf_Printf(b, "{\"equal\": %s, \"totals\": ", equal ? "true" : "false");
   json_totals(b, t);
@@ -219,7 +220,9 @@ static void write_json(const pbd_CorpusStat *c, const pbd_CorpusTotals *t, pbd_B
     }
     pbd_Buf_AppendStr(b, "]}");
   }
-  pbd_Buf_AppendStr(b, "]}\n");
+  pbd_Buf_AppendChar(b, ']');
+  if (extra && *extra) pbd_Buf_Printf(b, ", %s", extra);
+  pbd_Buf_AppendStr(b, "}\n");
 }
 
 static bool flush(pbd_Buf *b, FILE *out) {
@@ -228,11 +231,12 @@ static bool flush(pbd_Buf *b, FILE *out) {
   return ok;
 }
 
-bool pbd_CorpusStat_Write(pbd_CorpusStat *c, const pbd_CorpusTotals *t, bool json, FILE *out) {
+bool pbd_CorpusStat_Write(pbd_CorpusStat *c, const pbd_CorpusTotals *t, bool json,
+                          const char *extra_json, FILE *out) {
   if (c->oom) return false;
   if (c->npaths) qsort(c->paths, c->npaths, sizeof *c->paths, by_records);
   pbd_Buf b = {0};
-  if (json) write_json(c, t, &b);
+  if (json) write_json(c, t, extra_json, &b);
   else write_text(c, t, &b);
   return flush(&b, out);
 }

@@ -289,9 +289,11 @@ void pbd_CorpusStat_BeginRecord(pbd_CorpusStat *c, const char *key, size_t len);
 int pbd_CorpusStat_Edit(void *ctx, const pbd_Edit *e);
 /* The totals line (text, ending in a newline). */
 void pbd_CorpusTotals_Text(pbd_Buf *b, const pbd_CorpusTotals *t);
-/* Writes the statistics as text or JSON; false when out of memory or
- * writing failed. */
-bool pbd_CorpusStat_Write(pbd_CorpusStat *c, const pbd_CorpusTotals *t, bool json, FILE *out);
+/* Writes the statistics as text or JSON; extra_json (or NULL), members such
+ * as "schema_changes": [...], closes the JSON object.  False when out of
+ * memory or writing failed. */
+bool pbd_CorpusStat_Write(pbd_CorpusStat *c, const pbd_CorpusTotals *t, bool json,
+                          const char *extra_json, FILE *out);
 /* Writes the statistics as a .pbdiff section [file "GLOB"] ignoring every
  * pattern (pbdiff noise). */
 bool pbd_CorpusStat_WriteNoise(pbd_CorpusStat *c, const pbd_CorpusTotals *t, const char *glob,
