@@ -256,7 +256,7 @@ static int edit_under_key(void *ctx, const pbd_Edit *e) {
 static void begin_record(Run *run, const pbd_RecordPair *p) {
   pbd_Buf_Truncate(&run->key, 0);
   pbd_Buf_Append(&run->key, p->key, p->key_len);
-  if (p->occurrence) pbd_Buf_Printf(&run->key, "#%zu", p->occurrence + 1);
+  pbd_Path_AppendOccurrence(&run->key, p->occurrence);
   pbd_Buf_AppendStr(&run->key, "");
   pbd_PathSeg seg = {.kind = kPbd_Seg_RecordKey};
   seg.key_text.data = run->key.data ? run->key.data : "";
