@@ -171,4 +171,14 @@ void tu_put_hex(const char *name, const char *hex);
 /* rm -rf, also of directories a test made unreadable. */
 void tu_rm_rf(const char *dir);
 
+/* tests/support/tu_agree.c.  The hash pass and the tree agree on the hash of
+ * P (type t, NULL: schemaless) read under o: asserted; returns it. */
+pbd_Hash128 tu_hash_agrees(const pbd_MessageDef *t, const uint8_t *p, size_t n,
+                           const pbd_ReadOptions *o);
+/* The pipeline (pbd_Compare on two threads) reports exactly what diffing the
+ * two whole trees reports, and finds them different: asserted; returns the
+ * edits, one line each (tu_edit_line), to free. */
+char *tu_diff_both_ways(const pbd_MessageDef *t, const uint8_t *l, size_t ln, const uint8_t *r,
+                        size_t rn, const pbd_ReadOptions *o);
+
 #endif

@@ -355,26 +355,9 @@ START_TEST(large_inputs_walk_as_whole_trees) {
     uint8_t *l = big_m(cases[k][0], (size_t)-1, false, &ln);
     uint8_t *r = big_m(cases[k][0], cases[k][1], true, &rn);
     ck_assert(ln > (1u << 20) && rn > (1u << 20)); /* past the two-thread floor */
-    pbd_Arena *a = pbd_Arena_New();
-    pbd_Status s;
-    pbd_Status_Clear(&s);
-    pbd_Message *lm = pbd_Tree_Parse(M, l, 0, ln, &o, a, &s);
-    pbd_Message *rm = pbd_Tree_Parse(M, r, 0, rn, &o, a, &s);
-    ck_assert(lm && rm);
-    pbd_Buf whole = {0}, piped = {0};
-    pbd_Buf_AppendStr(&whole, "");
-    pbd_Buf_AppendStr(&piped, "");
-    ck_assert_int_eq(pbd_Diff_Run(lm, rm, NULL, tu_edit_line, &whole, NULL, &s), 0);
-    pbd_CompareOptions co = pbd_CompareOptions_Default();
-    co.type = M;
-    co.read = o;
-    co.parallel = true;
-    ck_assert_int_eq(pbd_Compare(l, ln, r, rn, &co, tu_edit_line, &piped, NULL, &s), 1);
-    ck_assert_str_eq(piped.data, whole.data);
-    ck_assert_ptr_nonnull(strstr(whole.data, "changed rm["));
-    pbd_Buf_Free(&whole);
-    pbd_Buf_Free(&piped);
-    pbd_Arena_Free(a);
+    char *edits = tu_diff_both_ways(M, l, ln, r, rn, &o);
+    ck_assert_ptr_nonnull(strstr(edits, "changed rm["));
+    free(edits);
     free(l);
     free(r);
   }

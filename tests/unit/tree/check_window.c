@@ -22,26 +22,7 @@ static char *both_ways(const pbd_MessageDef *t, const tu_Bytes *l, const tu_Byte
   memset(&o, 0, sizeof o);
   o.hash_seed = 12345;
   o.pool = t ? tu_type_pool(t->full_name) : NULL;
-  pbd_Arena *a = pbd_Arena_New();
-  pbd_Status s;
-  pbd_Status_Clear(&s);
-  pbd_Message *lm = pbd_Tree_Parse(t, l->p, 0, l->n, &o, a, &s);
-  pbd_Message *rm = pbd_Tree_Parse(t, r->p, 0, r->n, &o, a, &s);
-  ck_assert_msg(lm && rm, "%s", s.msg);
-  pbd_Buf whole = {0}, piped = {0};
-  pbd_Buf_AppendStr(&whole, "");
-  pbd_Buf_AppendStr(&piped, "");
-  ck_assert_int_eq(pbd_Diff_Run(lm, rm, NULL, tu_edit_line, &whole, NULL, &s), 0);
-  pbd_CompareOptions co = pbd_CompareOptions_Default();
-  co.type = t;
-  co.read = o;
-  co.parallel = true;
-  ck_assert_int_eq(pbd_Compare(l->p, l->n, r->p, r->n, &co, tu_edit_line, &piped, NULL, &s), 1);
-  ck_assert_msg(!strcmp(piped.data, whole.data), "pipeline\n[%s]\nwhole trees\n[%s]", piped.data,
-                whole.data);
-  pbd_Buf_Free(&whole);
-  pbd_Arena_Free(a);
-  return piped.data;
+  return tu_diff_both_ways(t, l->p, l->n, r->p, r->n, &o);
 }
 
 static void expect(const pbd_MessageDef *t, tu_Bytes *l, tu_Bytes *r, const char *want) {
