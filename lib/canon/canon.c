@@ -537,7 +537,7 @@ static bool read_part(Ctx *c, Msg *m, const uint8_t *p, const uint8_t *end) {
   int group_depth_left = c->max_depth - m->depth;
   while (p < end) {
     pbd_WireField f;
-    const uint8_t *q = read_short_field(p, end, &f);
+    const uint8_t *q = pbd_Wire_ReadCommonField(p, end, &f);
     if (!q) q = pbd_Wire_ReadField(p, end, c->buf, group_depth_left, &f, c->s);
     if (!q) return false;
     if (f.wire_type == kPbd_WireType_EndGroup) {

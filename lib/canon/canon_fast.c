@@ -134,20 +134,10 @@ static int open_run(Fast *f, const pbd_FieldDef *fd) {
   return !fd->is_repeated || put_header(f, fd, 0) ? 1 : -1;
 }
 
-/* Whether a singular field's value leaves it out of the record: rule 7
- * without presence, --equivalent with it (drop_as_default's, for the
- * fields this path reads: no map entry's). */
-static bool dropped(const Ctx *c, const pbd_FieldDef *fd, uint64_t u, pbd_StrView str,
-                    bool child_empty) {
-  if (fd->has_presence && !c->o->equivalent) return false;
-  pbd_ValueKind k = pbd_ValueKindOf(fd->type);
-  if (k == kPbd_Value_Message) return child_empty;
-  if (pbd_ValueKind_IsStr(k))
-    return str.size == fd->default_value.s.size &&
-           (str.size == 0 || !memcmp(str.data, fd->default_value.s.data, str.size));
-  if (fd->has_presence && (k == kPbd_Value_Float || k == kPbd_Value_Double))
-    return pbd_Value_FloatEqual(k, u, fd->default_value.u);
-  return u == fd->default_value.u;
+/* The fields this path reads are no map entry's (pbd_CanonPass_HashMessage). */
+static inline bool dropped(const Ctx *c, const pbd_FieldDef *fd, uint64_t u, pbd_StrView str,
+                           bool child_empty) {
+  return pbd_CanonPass_DropsAsDefault(c, false, fd, u, str, child_empty);
 }
 
 static bool scalar_value(Fast *f, const pbd_FieldDef *fd, uint64_t raw) {
@@ -202,7 +192,7 @@ static bool check_runs(Fast *f) {
   const uint8_t *p = f->part.data, *end = p + f->part.size;
   while (p < end) {
     pbd_WireField w;
-    const uint8_t *q = read_short_field(p, end, &w);
+    const uint8_t *q = pbd_Wire_ReadCommonField(p, end, &w);
     if (!q && !(q = pbd_Wire_ReadField(p, end, f->c->buf, f->c->max_depth - f->depth, &w, f->c->s))) {
       pbd_Status_Clear(f->c->s);
       return false;
@@ -327,7 +317,7 @@ int pbd_CanonPass_HashFast(Ctx *c, Frame *fr, const pbd_MessageDef *def, pbd_Par
   const uint8_t *p = part.data, *end = part.data + part.size;
   while (p < end) {
     pbd_WireField w;
-    const uint8_t *q = read_short_field(p, end, &w);
+    const uint8_t *q = pbd_Wire_ReadCommonField(p, end, &w);
     if (!q && !(q = pbd_Wire_ReadField(p, end, c->buf, group_depth_left, &w, c->s))) {
       pbd_Status_Clear(c->s);
       return 0;

@@ -174,27 +174,28 @@ static inline uint64_t canonical_scalar(const Ctx *c, const pbd_FieldDef *fd, ui
   return pbd_HashBits(c->o->float_bits, pbd_ValueKindOf(fd->type), v);
 }
 
-/* The common field in a few loads: a one-byte tag, then a one-byte varint
- * or a LEN of under 128 bytes that fits.  NULL: read it the long way. */
-static inline const uint8_t *read_short_field(const uint8_t *p, const uint8_t *end,
-                                              pbd_WireField *f) {
-  if (end - p < 2 || p[0] >= 0x80 || p[0] < 8 || p[1] >= 0x80) return NULL;
-  f->number = p[0] >> 3;
-  f->wire_type = p[0] & 7;
-  f->start = p;
-  if (f->wire_type == kPbd_WireType_Varint) {
-    f->value = p[1];
-    f->data = NULL;
-    f->size = 0;
-    return p + 2;
-  }
-  if (f->wire_type == kPbd_WireType_Delimited && p[1] <= end - p - 2) {
-    f->value = 0;
-    f->data = p + 2;
-    f->size = p[1];
-    return p + 2 + p[1];
-  }
-  return NULL;
+/* Rules 5, 7 and 10 and --equivalent in one place, for a singular field's
+ * value (a scalar's decoded bits, a string, or whether a sub-message is
+ * empty): whether the record leaves it out as the field's default.
+ * Without presence by bits (-0.0 is no default); with presence only under
+ * --equivalent, floats by value; a map entry's key and value always, floats
+ * by value unless --float-bits. */
+static inline bool pbd_CanonPass_DropsAsDefault(const Ctx *c, bool map_entry,
+                                                const pbd_FieldDef *fd, uint64_t scalar,
+                                                pbd_StrView str, bool child_empty) {
+  bool by_value;
+  if (map_entry) by_value = !c->o->float_bits;
+  else if (!fd->has_presence) by_value = false;
+  else if (c->o->equivalent) by_value = true;
+  else return false;
+  pbd_ValueKind k = pbd_ValueKindOf(fd->type);
+  if (k == kPbd_Value_Message) return child_empty;
+  if (pbd_ValueKind_IsStr(k))
+    return str.size == fd->default_value.s.size &&
+           (str.size == 0 || memcmp(str.data, fd->default_value.s.data, str.size) == 0);
+  if (by_value && (k == kPbd_Value_Float || k == kPbd_Value_Double))
+    return pbd_Value_FloatEqual(k, scalar, fd->default_value.u);
+  return scalar == fd->default_value.u;
 }
 
 /* Reads and hashes one message made of `nparts` parts at `depth`

@@ -42,29 +42,10 @@ static bool canonicalize_map(Ctx *c, Slot *s) {
   return true;
 }
 
-static bool str_equal(pbd_StrView a, pbd_StrView b) {
-  return a.size == b.size && (a.size == 0 || memcmp(a.data, b.data, a.size) == 0);
-}
-
-/* Whether a singular field holds its default: by bits, or (presence fields
- * under --equivalent) floats by value. */
-static bool is_default(const Slot *s, bool by_value) {
-  const pbd_FieldDef *fd = s->fd;
-  pbd_ValueKind k = pbd_ValueKindOf(fd->type);
-  if (k == kPbd_Value_Message) return s->child_empty;
-  if (pbd_ValueKind_IsStr(k)) return str_equal(s->str, fd->default_value.s);
-  if (by_value && (k == kPbd_Value_Float || k == kPbd_Value_Double))
-    return pbd_Value_FloatEqual(k, s->scalar, fd->default_value.u);
-  return s->scalar == fd->default_value.u;
-}
-
 static bool drop_as_default(const Ctx *c, const Msg *m, const Slot *s) {
-  const pbd_FieldDef *fd = s->fd;
-  if (fd->is_repeated) return false;
-  /* rule 5: a map value is always set, so rule 10 makes -0.0 its default */
-  if (m->def && m->def->is_map_entry) return is_default(s, !c->o->float_bits);
-  if (!fd->has_presence) return is_default(s, false);               /* rule 7 */
-  return c->o->equivalent && is_default(s, true);
+  if (s->fd->is_repeated) return false;
+  return pbd_CanonPass_DropsAsDefault(c, m->def && m->def->is_map_entry, s->fd, s->scalar, s->str,
+                                      s->child_empty);
 }
 
 /* Known fields before unknown ones of the same number. */

@@ -38,25 +38,10 @@ static bool one_unread_part(const pbd_Message *m, pbd_Part *part) {
 /* Reads the field at *p; false when the bytes do not read (the level's own
  * reading reports that). */
 static bool next_field(const uint8_t **p, const uint8_t *end, int depth_left, pbd_WireField *f) {
-  const uint8_t *q = *p;
-  if (end - q >= 2 && q[0] >= 8 && q[0] < 0x80 && (q[0] & 7) == kPbd_WireType_Delimited) {
-    /* the usual element: a one-byte tag and a length of up to four bytes */
-    size_t len = 0;
-    int i = 1;
-    for (; i < 5 && q + i < end; i++) {
-      len |= (size_t)(q[i] & 0x7f) << (7 * (i - 1));
-      if (q[i] < 0x80) break;
-    }
-    if (i < 5 && q + i < end && q[i] < 0x80 && len <= (size_t)(end - q - i - 1)) {
-      f->number = q[0] >> 3;
-      f->wire_type = kPbd_WireType_Delimited;
-      f->start = q;
-      f->value = 0;
-      f->data = q + i + 1;
-      f->size = len;
-      *p = f->data + len;
-      return true;
-    }
+  const uint8_t *q = pbd_Wire_ReadCommonField(*p, end, f);
+  if (q) {
+    *p = q;
+    return true;
   }
   pbd_Status s;
   pbd_Status_Clear(&s);

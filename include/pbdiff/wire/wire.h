@@ -77,6 +77,41 @@ typedef struct {
   const uint8_t *start;  /* first byte of the tag */
 } pbd_WireField;
 
+/* The common field in a few loads, before pbd_Wire_ReadField: a one-byte
+ * tag (fields 1 to 15), then a one-byte varint, or a LEN whose length takes
+ * at most four bytes and fits before end.  Returns the byte after it; NULL:
+ * read it the long way (which also says what is wrong with it). */
+static inline const uint8_t *pbd_Wire_ReadCommonField(const uint8_t *p, const uint8_t *end,
+                                                      pbd_WireField *f) {
+  if (end - p < 2 || p[0] >= 0x80 || p[0] < 8) return NULL;
+  f->number = p[0] >> 3;
+  f->wire_type = p[0] & 7;
+  f->start = p;
+  if (f->wire_type == kPbd_WireType_Varint) {
+    if (p[1] >= 0x80) return NULL;
+    f->value = p[1];
+    f->data = NULL;
+    f->size = 0;
+    return p + 2;
+  }
+  if (f->wire_type != kPbd_WireType_Delimited) return NULL;
+  const uint8_t *q = p + 2;
+  size_t len = p[1];
+  if (len >= 0x80) { /* (most lengths take one byte) */
+    len &= 0x7f;
+    for (int i = 1;; i++) {
+      if (i == 4 || q == end) return NULL;
+      len |= (size_t)(*q & 0x7f) << (7 * i);
+      if (*q++ < 0x80) break;
+    }
+  }
+  if (len > (size_t)(end - q)) return NULL;
+  f->value = 0;
+  f->data = q;
+  f->size = len;
+  return q + len;
+}
+
 /* Reads one field at p (p < end).  A group is read up to its matching end
  * tag, nested groups within `depth_left` levels.  An end-group tag is
  * returned as a field of wire type EndGroup (the caller decides whether it
