@@ -388,22 +388,61 @@ static int diff_by_position(Walk *w, const pbd_Field *l, const pbd_Field *r) {
   return rc;
 }
 
-static pbd_Hash128 *element_keys(Walk *w, const pbd_Field *f) {
+/* The keys of a field's elements; a message's is its hash when by_hash. */
+static pbd_Hash128 *element_keys(Walk *w, const pbd_Field *f, bool by_hash) {
   pbd_Hash128 *k = malloc(sizeof *k * (f->count ? f->count : 1));
   if (!k) return NULL;
   for (uint32_t i = 0; i < f->count; i++) {
     pbd_Value v = pbd_Field_Value(f, i);
-    k[i] = dw_element_key(w, &v);
+    k[i] = by_hash && v.m ? v.m->hash : dw_element_key(w, &v);
   }
   return k;
 }
 
+/* A tensor's key under the ONNX preset reads all its elements
+ * (dv_message_key).  Only a tensor whose hash the other side lacks needs
+ * it: one with a byte-equal twin there pairs by the hash, which the twin
+ * has too.  So the keys are the hashes, and the view's key replaces those
+ * the other side does not hold: a model changed in one tensor reads that
+ * tensor's values, not every tensor's. */
+static bool view_keys(Walk *w, const pbd_Field *f, pbd_Hash128 *k, const pbd_Hash128 *other,
+                      uint32_t n_other) {
+  dw_Keyed *sorted = malloc(sizeof *sorted * (n_other ? n_other : 1));
+  if (!sorted) return false;
+  for (uint32_t j = 0; j < n_other; j++) sorted[j] = (dw_Keyed){other[j], j};
+  qsort(sorted, n_other, sizeof *sorted, dw_compare_keyed);
+  for (uint32_t i = 0; i < f->count; i++) {
+    size_t at = dw_first_keyed(sorted, n_other, sizeof *sorted, k[i]);
+    if (at < n_other && pbd_Hash128_Equal(sorted[at].key, k[i])) continue;
+    k[i] = dv_message_key(w, f->v.msgs[i]);
+  }
+  free(sorted);
+  return true;
+}
+
+/* Both fields' keys, in q->ka and q->kb. */
+static bool sequence_keys(Walk *w, Seq *q) {
+  bool tensors = w->o->onnx_tensors && q->l->kind == kPbd_Value_Message &&
+                 q->r->kind == kPbd_Value_Message && q->l->def && q->r->def;
+  q->ka = element_keys(w, q->l, tensors);
+  q->kb = element_keys(w, q->r, tensors);
+  if (!q->ka || !q->kb) return false;
+  if (!tensors) return true;
+  pbd_Hash128 *ha = malloc(sizeof *ha * (q->l->count ? q->l->count : 1));
+  if (!ha) return false;
+  memcpy(ha, q->ka, sizeof *ha * q->l->count);
+  bool ok = view_keys(w, q->l, q->ka, q->kb, q->r->count) &&
+            view_keys(w, q->r, q->kb, ha, q->l->count);
+  free(ha);
+  return ok;
+}
+
 int dw_diff_sequence(Walk *w, const pbd_Field *l, const pbd_Field *r) {
-  Seq q = {.l = l, .r = r, .ka = element_keys(w, l), .kb = element_keys(w, r)};
+  Seq q = {.l = l, .r = r};
   pbd_AlignPair *pairs = NULL;
   size_t np = 0;
   int rc = -1;
-  if (!q.ka || !q.kb || !pbd_Align_Sequences(q.ka, l->count, q.kb, r->count, &pairs, &np)) {
+  if (!sequence_keys(w, &q) || !pbd_Align_Sequences(q.ka, l->count, q.kb, r->count, &pairs, &np)) {
     w->oom = true;
     goto done;
   }

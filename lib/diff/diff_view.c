@@ -127,6 +127,17 @@ static pbd_Value elem_at(const Elems *e, size_t i) {
   return element(e->kind, little_endian(e->bytes + i * n, n), true);
 }
 
+/* The first index from i on (below n) where two raw lists' bytes differ:
+ * equal blocks are passed by memcmp, not element by element. */
+static size_t skip_equal_bytes(const Elems *a, const Elems *b, size_t i, size_t n) {
+  if (!a->bytes || !b->bytes) return i;
+  size_t size = pbd_ElemKind_Size(a->kind), block = 4096 / size;
+  while (n - i >= block && !memcmp(a->bytes + i * size, b->bytes + i * size, block * size))
+    i += block;
+  while (i < n && !memcmp(a->bytes + i * size, b->bytes + i * size, size)) i++;
+  return i;
+}
+
 static void note_not_viewed(Walk *w, const char *field, size_t size, pbd_ElemKind k) {
   if (!w->o->view_note) return;
   pbd_Buf b = {0};
@@ -147,7 +158,8 @@ static void note_not_viewed(Walk *w, const char *field, size_t size, pbd_ElemKin
 static int diff_elements(Walk *w, const Elems *a, const Elems *b) {
   size_t n = a->count < b->count ? a->count : b->count, mark = w->path.count;
   int rc = 0;
-  for (size_t i = 0; i < n && !rc && !w->oom; i++) {
+  for (size_t i = skip_equal_bytes(a, b, 0, n); i < n && !rc && !w->oom;
+       i = skip_equal_bytes(a, b, i + 1, n)) {
     pbd_Value x = elem_at(a, i), y = elem_at(b, i);
     if (x.kind == y.kind && x.u == y.u) continue; /* most elements: the same bits */
     dw_push_index(w, (uint32_t)i);
@@ -355,6 +367,15 @@ static uint64_t element_key(pbd_Value v) {
   return v.u;
 }
 
+/* element_key(elem_at(e, i)), with floats, most tensors' elements, read
+ * straight from their bits: both zeros key 0, every NaN 1. */
+static uint64_t element_key_at(const Elems *e, size_t i) {
+  if (e->kind != kPbd_Elem_Float) return element_key(elem_at(e, i));
+  uint32_t b = e->bytes ? (uint32_t)little_endian(e->bytes + 4 * i, 4) : (uint32_t)e->src->v.scalars[i];
+  uint32_t magnitude = b & 0x7fffffffu;
+  return magnitude == 0 ? 0 : magnitude > 0x7f800000u ? 1 : b;
+}
+
 pbd_Hash128 dv_message_key(const Walk *w, const pbd_Message *m) {
   Elems e;
   size_t unused;
@@ -371,7 +392,7 @@ pbd_Hash128 dv_message_key(const Walk *w, const pbd_Message *m) {
   uint64_t buf[256];
   size_t n = 0;
   for (size_t i = 0; i < e.count; i++) {
-    buf[n++] = element_key(elem_at(&e, i));
+    buf[n++] = element_key_at(&e, i);
     if (n == sizeof buf / sizeof buf[0]) XXH3_128bits_update(&st, buf, sizeof buf), n = 0;
   }
   if (n) XXH3_128bits_update(&st, buf, n * sizeof buf[0]);
