@@ -127,9 +127,15 @@ static pbd_Value elem_at(const Elems *e, size_t i) {
   return element(e->kind, little_endian(e->bytes + i * n, n), true);
 }
 
-/* The first index from i on (below n) where two raw lists' bytes differ:
- * equal blocks are passed by memcmp, not element by element. */
+/* The first index from i on (below n) where two lists of one kind differ
+ * in their bits: two raw lists' equal blocks are passed by memcmp, two typed
+ * lists' slots compared as they are, not element by element as values. */
 static size_t skip_equal_bytes(const Elems *a, const Elems *b, size_t i, size_t n) {
+  if (a->kind != b->kind) return i;
+  if (!a->bytes && !b->bytes) {
+    while (i < n && a->src->v.scalars[i] == b->src->v.scalars[i]) i++;
+    return i;
+  }
   if (!a->bytes || !b->bytes) return i;
   size_t size = pbd_ElemKind_Size(a->kind), block = 4096 / size;
   while (n - i >= block && !memcmp(a->bytes + i * size, b->bytes + i * size, block * size))
