@@ -10,6 +10,7 @@
  * schema ids both went 7 -> 8 are one kind whatever their index lists,
  * since the line would say the same of both. */
 #include "record_notes.h"
+#include "report/report.h"
 
 #include <inttypes.h>
 #include <stdint.h>
@@ -28,8 +29,7 @@ typedef struct {
 struct pbd_RecordNotes {
   Kind *kinds;
   size_t n, cap;
-  size_t *slots;  /* a hash index over the kinds' texts: position + 1, 0 empty */
-  size_t nslots;  /* power of two, at least twice n */
+  rp_NameIndex index; /* over the kinds' texts */
   bool oom;
 };
 
@@ -43,44 +43,11 @@ void pbd_RecordNotes_Free(pbd_RecordNotes *n) {
     free(n->kinds[k].first);
   }
   free(n->kinds);
-  free(n->slots);
+  rp_NameIndex_Free(&n->index);
   free(n);
 }
 
 bool pbd_RecordNotes_Any(const pbd_RecordNotes *n) { return n && n->n > 0; }
-
-/* ---- The index over the kinds ------------------------------------------------- */
-
-static uint64_t text_hash(const char *s, size_t len) { /* FNV-1a */
-  uint64_t h = 14695981039346656037u;
-  for (size_t k = 0; k < len; k++) h = (h ^ (uint8_t)s[k]) * 1099511628211u;
-  return h;
-}
-
-/* The slot where text is, or the empty one where it would go. */
-static size_t *find_slot(const pbd_RecordNotes *n, const char *text, size_t len) {
-  size_t mask = n->nslots - 1;
-  for (size_t at = (size_t)text_hash(text, len) & mask;; at = (at + 1) & mask) {
-    size_t *slot = &n->slots[at];
-    if (!*slot) return slot;
-    const char *t = n->kinds[*slot - 1].text;
-    if (strlen(t) == len && !memcmp(t, text, len)) return slot;
-  }
-}
-
-static bool grow_index(pbd_RecordNotes *n) {
-  size_t nslots = n->nslots ? n->nslots * 2 : 64;
-  size_t *slots = calloc(nslots, sizeof *slots);
-  if (!slots) return false;
-  free(n->slots);
-  n->slots = slots;
-  n->nslots = nslots;
-  for (size_t k = 0; k < n->n; k++) {
-    const char *t = n->kinds[k].text;
-    *find_slot(n, t, strlen(t)) = k + 1;
-  }
-  return true;
-}
 
 static char *copy_buf(const pbd_Buf *b) {
   char *s = malloc(b->len + 1);
@@ -95,10 +62,9 @@ static char *copy_buf(const pbd_Buf *b) {
 static bool count_kind(pbd_RecordNotes *n, const pbd_Buf *text, const pbd_Buf *json,
                        const char *where) {
   if (text->oom || json->oom) return false;
-  if ((n->n + 1) * 2 > n->nslots && !grow_index(n)) return false;
-  size_t *slot = find_slot(n, text->data, text->len);
-  if (*slot) {
-    n->kinds[*slot - 1].records++;
+  size_t i = rp_NameIndex_Find(&n->index, n->kinds, sizeof *n->kinds, n->n, text->data, text->len);
+  if (i < n->n) {
+    n->kinds[i].records++;
     return true;
   }
   if (n->n == n->cap) {
@@ -115,8 +81,14 @@ static bool count_kind(pbd_RecordNotes *n, const pbd_Buf *text, const pbd_Buf *j
     free(k.first);
     return false;
   }
-  n->kinds[n->n++] = k;
-  *slot = n->n;
+  n->kinds[n->n] = k;
+  if (!rp_NameIndex_Add(&n->index, n->kinds, sizeof *n->kinds, n->n)) {
+    free(k.text);
+    free(k.json);
+    free(k.first);
+    return false;
+  }
+  n->n++;
   return true;
 }
 

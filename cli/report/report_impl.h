@@ -23,22 +23,6 @@ enum { kKinds = 5 };
 /* Kinds in the order counts are listed. */
 extern const pbd_EditKind kPbd_KindOrder[kKinds];
 
-/* A hash index over the names of an array of items, each item a struct
- * whose first member is its `char *name`, `stride` bytes apart: the
- * lookups of --stat and of corpus statistics, one per edit. */
-typedef struct {
-  size_t *slots;  /* position + 1, 0 = empty */
-  size_t cap;     /* power of two */
-  size_t last;    /* position + 1 of the last name found or added */
-} rp_NameIndex;
-
-/* The position of name[0, len) among the n items, or n when it is not one. */
-size_t rp_NameIndex_Find(rp_NameIndex *x, const void *items, size_t stride, size_t n,
-                         const char *name, size_t len);
-/* Indexes item n (its name set), the items before it being indexed; false
- * when out of memory. */
-bool rp_NameIndex_Add(rp_NameIndex *x, const void *items, size_t stride, size_t n);
-void rp_NameIndex_Free(rp_NameIndex *x);
 
 /* Counts for one top-level field (stat). */
 typedef struct {
