@@ -41,9 +41,16 @@ struct pbd_HashCache {
   size_t moved;         /* entries moved to keep it so */
 };
 
+/* Each side's cache is written by its own thread: a cache line of its own,
+ * or the two threads' counters share one and every add waits on the other
+ * core. */
+enum { kLine = 64 };
+
 pbd_HashCache *pbd_HashCache_New(const uint8_t *base, size_t budget_bytes) {
-  pbd_HashCache *c = calloc(1, sizeof *c);
+  size_t bytes = (sizeof(pbd_HashCache) + kLine - 1) / kLine * kLine;
+  pbd_HashCache *c = aligned_alloc(kLine, bytes);
   if (!c) return NULL;
+  memset(c, 0, bytes);
   c->base = base;
   c->max = budget_bytes / sizeof(Entry);
   if (c->max > UINT32_MAX / 4) c->max = UINT32_MAX / 4;
