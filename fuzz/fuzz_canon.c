@@ -281,6 +281,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   vr.ok = pbd_Canon_Validate(t, b, 0, size, &o, &vr.s);
   if (vr.ok != cr.ok || (!tr.ok && !agree(t, b, 0, size, &tr, &vr)))
     fail("Canon_Validate", t, &o, b, size, &tr, &vr);
+  /* ... and on two threads, the same answer and error */
+  Result wr = result_new();
+  wr.ok = pbd_Canon_ValidateOnTwoThreads(t, b, 0, size, &o, &wr.s);
+  if (wr.ok != vr.ok || !status_equal(&wr.s, &vr.s))
+    fail("Canon_ValidateOnTwoThreads", t, &o, b, size, &vr, &wr);
 
   /* the cache's messages: the elements of the root's repeated message
    * fields, where it has them */

@@ -31,6 +31,7 @@ typedef struct {
   pbd_Status s;
   bool ok;
   bool validate_only;  /* identical inputs: only check them */
+  bool two_threads;    /* ... and check each large message on two threads */
 } Side;
 
 static size_t msg_begin(const pbd_CompareInput *in, size_t i) { return in->stream ? in->begin[i] : 0; }
@@ -49,7 +50,10 @@ static void *hash_side(void *arg) {
   sd->ok = true;
   for (size_t i = 0; i < sd->count && sd->ok; i++) {
     size_t b = msg_begin(sd->in, i), e = msg_end(sd->in, i);
-    sd->ok = sd->validate_only
+    sd->ok = sd->validate_only && sd->two_threads && e - b >= kThreadMinBytes
+                 ? pbd_Canon_ValidateOnTwoThreads(type_at(sd, i), side_data(sd), b, e, &sd->t,
+                                                  &sd->s)
+             : sd->validate_only
                  ? pbd_Canon_Validate(type_at(sd, i), side_data(sd), b, e, &sd->t, &sd->s)
                  : pbd_Canon_Hash(type_at(sd, i), side_data(sd), b, e, &sd->t, sd->cache, &sd->hashes[i],
                                   &sd->s);
@@ -87,13 +91,37 @@ static void side_free(Side *sd) {
   pbd_HashCache_Free(sd->cache);
 }
 
-static bool same_bytes(const pbd_CompareInput *l, const pbd_CompareInput *r) {
+typedef struct {
+  const uint8_t *a, *b;
+  size_t n;
+  bool same;
+} Halves;
+
+static void *compare_half(void *arg) {
+  Halves *h = arg;
+  h->same = memcmp(h->a, h->b, h->n) == 0;
+  return NULL;
+}
+
+/* memcmp, the second half on a second thread when it pays: on two copies
+ * the time goes to mapping their pages, which two threads do at once. */
+static bool same_data(const uint8_t *a, const uint8_t *b, size_t n, bool parallel) {
+  pthread_t th;
+  Halves h = {a + n / 2, b + n / 2, n - n / 2, false};
+  if (!parallel || n < kThreadMinBytes || pthread_create(&th, NULL, compare_half, &h) != 0)
+    return memcmp(a, b, n) == 0;
+  bool same = memcmp(a, b, n / 2) == 0;
+  pthread_join(th, NULL);
+  return same && h.same;
+}
+
+static bool same_bytes(const pbd_CompareInput *l, const pbd_CompareInput *r, bool parallel) {
   if (l->size != r->size || l->stream != r->stream) return false;
   if (l->stream && l->count && (l->count != r->count ||
                    memcmp(l->begin, r->begin, sizeof *l->begin * l->count) ||
                    memcmp(l->end, r->end, sizeof *l->end * l->count)))
     return false;
-  return l->size == 0 || l->data == r->data || memcmp(l->data, r->data, l->size) == 0;
+  return l->size == 0 || l->data == r->data || same_data(l->data, r->data, l->size, parallel);
 }
 
 /* Hashes both sides, RIGHT on a second thread when it pays. */
@@ -210,7 +238,7 @@ int pbd_Compare_Inputs(const pbd_CompareInput *left, const pbd_CompareInput *rig
   const pbd_DefPool *rpool = o->right_schema ? o->right_pool : o->read.pool;
   uint64_t seed = o->read.hash_seed ? o->read.hash_seed : pbd_RandomSeed();
   /* identical bytes read the same way: one validating pass decides */
-  bool identical = rtype == o->type && rpool == o->read.pool && same_bytes(left, right) &&
+  bool identical = rtype == o->type && rpool == o->read.pool && same_bytes(left, right, o->parallel) &&
                    !o->left_types == !o->right_types;
   Side l, r;
   int rc = -1;
@@ -226,6 +254,7 @@ int pbd_Compare_Inputs(const pbd_CompareInput *left, const pbd_CompareInput *rig
   }
   if (identical) {
     l.validate_only = true;
+    l.two_threads = o->parallel;
     hash_side(&l);
     r.ok = l.ok;
   } else {

@@ -51,6 +51,12 @@ bool pbd_Canon_Validate(const pbd_MessageDef *type, const uint8_t *buf, size_t b
   return read_root(type, buf, begin, end, o, NULL, true, NULL, s);
 }
 
+bool pbd_Canon_ValidateOnTwoThreads(const pbd_MessageDef *type, const uint8_t *buf, size_t begin,
+                                    size_t end, const pbd_ReadOptions *o, pbd_Status *s) {
+  if (pbd_Canon_QuickCheckOnTwoThreads(type, buf + begin, buf + end, o)) return true;
+  return read_root(type, buf, begin, end, o, NULL, true, NULL, s);
+}
+
 /* ---- A hasher kept for many calls (shallow trees) ---------------------------- */
 
 struct pbd_Hasher {

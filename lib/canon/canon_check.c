@@ -11,6 +11,8 @@
 #include "canon/canon_internal.h"
 #include "pbdiff/wire/wire.h"
 
+#include <pthread.h>
+
 static bool enum_refused(const pbd_ReadOptions *o, const pbd_FieldDef *fd, uint64_t raw) {
   return o->strict && pbd_EnumValueUnknown(fd, raw);
 }
@@ -103,4 +105,134 @@ bool pbd_Canon_QuickCheck(const pbd_MessageDef *type, const uint8_t *p, const ui
                           const pbd_ReadOptions *o) {
   int max_depth = pbd_ReadOptions_MaxDepth(o);
   return message_ok(o, max_depth, type, p, end, 0);
+}
+
+/* ---- The same check on two threads ------------------------------------------ */
+
+/* A message's fields are checked one by one, each on its own: any run of
+ * whole fields can be checked apart from the rest.  So the input is cut in
+ * two at a field near its middle; where the middle falls inside a
+ * sub-message (an ONNX model's graph, then its nodes), the cut goes down
+ * into it, and its parent's fields before and after it go to the two
+ * halves.  The cut is found by reading the tags of one level at a time. */
+
+enum { kMaxCutDepth = 8 };
+
+typedef struct {
+  const pbd_MessageDef *def;
+  const uint8_t *p, *end;
+  int depth;
+} Span;
+
+typedef struct {
+  const pbd_ReadOptions *o;
+  int max_depth;
+  Span spans[kMaxCutDepth + 1];
+  int n;
+  bool ok;
+} Half;
+
+static void half_add(Half *h, const pbd_MessageDef *def, const uint8_t *p, const uint8_t *end,
+                     int depth) {
+  if (p < end) h->spans[h->n++] = (Span){def, p, end, depth};
+}
+
+static void *check_half(void *arg) {
+  Half *h = arg;
+  h->ok = true;
+  for (int i = 0; i < h->n && h->ok; i++)
+    h->ok = message_ok(h->o, h->max_depth, h->spans[i].def, h->spans[i].p, h->spans[i].end,
+                       h->spans[i].depth);
+  return NULL;
+}
+
+/* The field of [p, end) that holds the byte at mid: its first byte in
+ * *start, its value's in *data and *size when it is delimited.  False when a
+ * tag or length does not read (the check of the whole then decides). */
+static bool field_at(const uint8_t *p, const uint8_t *end, const uint8_t *mid,
+                     const uint8_t **start, uint64_t *tag, const uint8_t **data, size_t *size) {
+  while (p < end) {
+    pbd_WireField w;
+    const uint8_t *next = pbd_Wire_ReadCommonField(p, end, &w);
+    if (next) { /* (most fields) */
+      if (next > mid) {
+        *start = p;
+        *tag = (uint64_t)w.number << 3 | (uint64_t)w.wire_type;
+        *data = w.data;
+        *size = w.size;
+        return true;
+      }
+      p = next;
+      continue;
+    }
+    const uint8_t *q = pbd_Wire_ReadVarint(p, end, tag);
+    uint64_t v;
+    if (!q) return false;
+    *data = NULL;
+    switch (*tag & 7) {
+      case kPbd_WireType_Varint: next = pbd_Wire_ReadVarint(q, end, &v); break;
+      case kPbd_WireType_Fixed64: next = end - q >= 8 ? q + 8 : NULL; break;
+      case kPbd_WireType_Fixed32: next = end - q >= 4 ? q + 4 : NULL; break;
+      case kPbd_WireType_Delimited:
+        if (!(q = pbd_Wire_ReadVarint(q, end, &v)) || v > (uint64_t)(end - q)) return false;
+        *data = q;
+        *size = (size_t)v;
+        next = q + v;
+        break;
+      default: return false;
+    }
+    if (!next) return false;
+    if (next > mid) {
+      *start = p;
+      return true;
+    }
+    p = next;
+  }
+  return false;
+}
+
+/* Splits [p, end) of def into the two halves' spans. */
+static void cut(Half *a, Half *b, const pbd_MessageDef *def, const uint8_t *p, const uint8_t *end) {
+  Span rest[kMaxCutDepth]; /* each parent's fields after the child cut into */
+  int depth = 0;
+  for (;; depth++) {
+    const uint8_t *start, *data;
+    uint64_t tag;
+    size_t size = 0;
+    if (!field_at(p, end, p + (end - p) / 2, &start, &tag, &data, &size)) {
+      half_add(a, def, p, end, depth); /* no cut here: one half checks it all */
+      break;
+    }
+    uint64_t number = tag >> 3;
+    const pbd_FieldDef *fd = def && number && number <= kPbd_MaxFieldNumber
+                                 ? pbd_MessageDef_FieldByNumber(def, (uint32_t)number)
+                                 : NULL;
+    /* down into a sub-message only where message_ok would go: a known
+     * message field, delimited, not too deep */
+    bool into = depth + 1 < kMaxCutDepth && depth + 1 <= a->max_depth && data && fd &&
+                fd->type == kPbd_Type_Message;
+    if (!into) { /* cut before that field */
+      half_add(a, def, p, start, depth);
+      half_add(b, def, start, end, depth);
+      break;
+    }
+    half_add(a, def, p, start, depth);
+    rest[depth] = (Span){def, data + size, end, depth};
+    def = fd->message_type;
+    p = data;
+    end = data + size;
+  }
+  for (int d = depth - 1; d >= 0; d--) half_add(b, rest[d].def, rest[d].p, rest[d].end, d);
+}
+
+bool pbd_Canon_QuickCheckOnTwoThreads(const pbd_MessageDef *type, const uint8_t *p,
+                                      const uint8_t *end, const pbd_ReadOptions *o) {
+  Half a = {o, pbd_ReadOptions_MaxDepth(o), {{0}}, 0, false}, b = a;
+  cut(&a, &b, type, p, end);
+  pthread_t th;
+  if (a.n == 0 || b.n == 0 || pthread_create(&th, NULL, check_half, &b) != 0)
+    return pbd_Canon_QuickCheck(type, p, end, o);
+  check_half(&a);
+  pthread_join(th, NULL);
+  return a.ok && b.ok;
 }

@@ -217,6 +217,9 @@ const uint8_t *pbd_Packed_Next(const pbd_FieldDef *fd, size_t width, const uint8
  * as the hash pass (canon_check.c); false when an error is possible. */
 bool pbd_Canon_QuickCheck(const pbd_MessageDef *type, const uint8_t *p, const uint8_t *end,
                           const pbd_ReadOptions *o);
+/* The same answer, the input cut in two halves checked on two threads. */
+bool pbd_Canon_QuickCheckOnTwoThreads(const pbd_MessageDef *type, const uint8_t *p,
+                                      const uint8_t *end, const pbd_ReadOptions *o);
 
 /* Remembers a message's hash (hashcache.c); a no-op when c is NULL or the
  * message is below the cache's size floor. */

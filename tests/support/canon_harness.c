@@ -340,6 +340,15 @@ static ch_Verdict run_validate(const ch_Case *c, const uint8_t *copy, size_t n, 
                                const ch_Result *cr, ch_Result *vr) {
   *vr = ch_result();
   vr->ok = pbd_Canon_Validate(c->type, copy, 0, n, &c->o, &vr->s);
+  /* the check on two threads: the same answer and the same error */
+  pbd_Status s2;
+  pbd_Status_Clear(&s2);
+  bool ok2 = pbd_Canon_ValidateOnTwoThreads(c->type, copy, 0, n, &c->o, &s2);
+  ck_assert_msg(ok2 == vr->ok && s2.code == vr->s.code && s2.has_offset == vr->s.has_offset &&
+                    s2.offset == vr->s.offset && !strcmp(s2.msg, vr->s.msg) &&
+                    !strcmp(s2.path, vr->s.path),
+                "%s: pbd_Canon_ValidateOnTwoThreads says %d (%s) where pbd_Canon_Validate says %d (%s)",
+                c->optname ? c->optname : "", ok2, s2.msg, vr->ok, vr->s.msg);
   ch_Verdict v;
   if (vr->ok != cr->ok) v = kCh_Disagree;
   else if (tr->ok) v = vr->ok && vr->s.code == kPbd_Status_Ok ? kCh_Agree : kCh_Disagree;

@@ -60,6 +60,10 @@ bool pbd_Canon_Hash(const pbd_MessageDef *type, const uint8_t *buf, size_t begin
  * same errors (two inputs with identical bytes need no more). */
 bool pbd_Canon_Validate(const pbd_MessageDef *type, const uint8_t *buf, size_t begin, size_t end,
                         const pbd_ReadOptions *o, pbd_Status *s);
+/* The same, with the check that needs no hash on two threads: for large
+ * inputs (the answer and any error are pbd_Canon_Validate's). */
+bool pbd_Canon_ValidateOnTwoThreads(const pbd_MessageDef *type, const uint8_t *buf, size_t begin,
+                                    size_t end, const pbd_ReadOptions *o, pbd_Status *s);
 
 /* The hash of a message of `type` at nesting `depth` (its parent's depth + 1)
  * made of the given parts (merged, rule 3), as its parent's record takes it;

@@ -11,7 +11,8 @@
  * cases and of the cat and hash suites, and more: canon_rows.h, under each
  * option set and seed, as its type, schemaless and as the other types),
  * prefixes, onnx (the ONNX test data; PBDIFF_QUICK=1 and sanitizer builds
- * take every 10th model), many_fields, parts, parts_table, unknown.
+ * take every 10th model), many_fields, parts, parts_table, unknown,
+ * two_threads (the check on two threads against the check alone).
  * check_canon_cache.c tests the pbd_HashCache, check_canon_random.c runs
  * generated inputs.  $PBDIFF_VERBOSE prints counts and tolerated pairs. */
 #include <glob.h>
@@ -517,6 +518,56 @@ START_TEST(try_hash_unknown) {
 }
 END_TEST
 
+/* pbd_Canon_ValidateOnTwoThreads cuts the input at a field near its middle,
+ * down through the sub-message that holds the middle: an error before the
+ * cut, past it, in the parents' fields after it or in no half at all must
+ * give Validate's answer and error.  A model of 64 nodes in its graph, with
+ * a wire type 7 field put in one place at a time. */
+static void model_with_error(ch_Bytes *model, int where, int node_at) {
+  ch_Bytes graph = {0};
+  for (int i = 0; i < 64; i++) {
+    ch_Bytes node = {0};
+    ch_b_fill(&node, 1, 'x', 5);     /* input */
+    ch_b_fill(&node, 4, 'R', 4);     /* op_type */
+    if (where == 0 && i == node_at) ch_b_byte(&node, 0x0f); /* field 1, wire type 7 */
+    ch_b_len(&graph, 1, &node);
+    free(node.p);
+  }
+  if (where == 1) ch_b_byte(&graph, 0x17); /* in the graph, after its nodes */
+  ch_b_fill(&graph, 2, 'g', 3);           /* the graph's name */
+  ch_b_tag(model, 1, 0);
+  ch_b_varint(model, 7); /* ir_version */
+  ch_b_len(model, 7, &graph);
+  if (where == 2) ch_b_byte(model, 0x0f); /* in the model, after the graph */
+  ch_b_fill(model, 2, 'p', 4);           /* producer_name */
+  free(graph.p);
+}
+
+START_TEST(validate_on_two_threads) {
+  const pbd_DefPool *pool;
+  const pbd_MessageDef *model = ch_type_named("onnx.ModelProto", &pool);
+  pbd_ReadOptions o = {.hash_seed = 7, .pool = pool};
+  const int node_at[] = {0, 20, 31, 32, 33, 50, 63};
+  for (int where = -1; where <= 2; where++) {
+    for (size_t k = 0; k < (where == 0 ? sizeof node_at / sizeof *node_at : 1); k++) {
+      ch_Bytes m = {0};
+      model_with_error(&m, where, node_at[k]);
+      pbd_Status s1, s2;
+      pbd_Status_Clear(&s1);
+      pbd_Status_Clear(&s2);
+      bool ok1 = pbd_Canon_Validate(model, m.p, 0, m.n, &o, &s1);
+      bool ok2 = pbd_Canon_ValidateOnTwoThreads(model, m.p, 0, m.n, &o, &s2);
+      ck_assert_msg(ok1 == (where < 0), "error %d at node %d: Validate says %d", where, node_at[k], ok1);
+      ck_assert_msg(ok2 == ok1 && s2.code == s1.code && s2.offset == s1.offset &&
+                        !strcmp(s2.msg, s1.msg) && !strcmp(s2.path, s1.path),
+                    "error %d at node %d: on two threads %d (%s at %s), alone %d (%s at %s)", where,
+                    node_at[k], ok2, s2.msg, s2.path, ok1, s1.msg, s1.path);
+      free(m.p);
+    }
+  }
+}
+END_TEST
+
 int main(void) {
   const ch_Test tests[] = {
       {"table", table_canon_equals_tree},
@@ -526,6 +577,7 @@ int main(void) {
       {"parts", hash_parts_merge_is_concatenation},
       {"parts_table", hash_parts_table},
       {"unknown", try_hash_unknown},
+      {"two_threads", validate_on_two_threads},
   };
   return ch_run("canon", tests, sizeof tests / sizeof tests[0]);
 }
