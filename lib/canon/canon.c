@@ -216,36 +216,61 @@ static inline uint32_t load_le32(const uint8_t *p) {
   return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
 }
 
+/* Rule 10: -0 as +0, every NaN as one. */
+static inline uint32_t canonical_float(uint32_t w) {
+  uint32_t e = w & 0x7fffffffu;
+  return e == 0 ? 0 : e > 0x7f800000u ? 0x7fc00000u : w;
+}
+
+static inline uint64_t canonical_double(uint64_t v) {
+  uint64_t e = v & 0x7fffffffffffffffull;
+  return e == 0 ? 0 : e > 0x7ff0000000000000ull ? 0x7ff8000000000000ull : v;
+}
+
+static inline uint64_t load_le64(const uint8_t *p) {
+  return (uint64_t)load_le32(p) | (uint64_t)load_le32(p + 4) << 32;
+}
+
+/* One loop per type and stride, without a branch in it: the packed ones
+ * (a constant stride) compile to vector code. */
+#define PBD_SLOTS(STRIDE, EXPR)                                         \
+  do {                                                                  \
+    for (size_t i = 0; i < n; i++) {                                    \
+      const uint8_t *q = p + i * (STRIDE);                              \
+      out[i] = pbd_ToLe64(EXPR);                                        \
+    }                                                                   \
+  } while (0)
+#define PBD_SLOTS_BY_STRIDE(WIDTH, EXPR)                                \
+  do {                                                                  \
+    if (stride == (WIDTH)) PBD_SLOTS(WIDTH, EXPR);                      \
+    else if (stride == (WIDTH) + 1) PBD_SLOTS((WIDTH) + 1, EXPR);       \
+    else PBD_SLOTS(stride, EXPR);                                       \
+  } while (0)
+
 static void fixed_slots(pbd_FieldType t, bool float_bits, const uint8_t *p, size_t stride,
                         size_t n, uint64_t *out) {
-  for (size_t i = 0; i < n; i++, p += stride) {
-    uint32_t w32;
-    uint64_t v;
-    switch (t) {
-      case kPbd_Type_Float:
-        w32 = load_le32(p);
-        if (!float_bits) { /* rule 10: -0 as +0, one NaN */
-          uint32_t e = w32 & 0x7fffffffu;
-          w32 = e == 0 ? 0 : e > 0x7f800000u ? 0x7fc00000u : w32;
-        }
-        v = w32;
-        break;
-      case kPbd_Type_Fixed32:
-      case kPbd_Type_SFixed32:
-        w32 = load_le32(p);
-        v = t == kPbd_Type_SFixed32 ? (uint64_t)(int64_t)(int32_t)w32 : w32;
-        break;
-      default: /* double, fixed64, sfixed64 */
-        v = (uint64_t)load_le32(p) | (uint64_t)load_le32(p + 4) << 32;
-        if (t == kPbd_Type_Double && !float_bits) {
-          uint64_t e = v & 0x7fffffffffffffffull;
-          v = e == 0 ? 0 : e > 0x7ff0000000000000ull ? 0x7ff8000000000000ull : v;
-        }
-        break;
-    }
-    out[i] = pbd_ToLe64(v);
+  switch (t) {
+    case kPbd_Type_Float:
+      if (float_bits) PBD_SLOTS_BY_STRIDE(4, (uint64_t)load_le32(q));
+      else PBD_SLOTS_BY_STRIDE(4, (uint64_t)canonical_float(load_le32(q)));
+      break;
+    case kPbd_Type_Fixed32:
+      PBD_SLOTS_BY_STRIDE(4, (uint64_t)load_le32(q));
+      break;
+    case kPbd_Type_SFixed32:
+      PBD_SLOTS_BY_STRIDE(4, (uint64_t)(int64_t)(int32_t)load_le32(q));
+      break;
+    case kPbd_Type_Double:
+      if (float_bits) PBD_SLOTS_BY_STRIDE(8, load_le64(q));
+      else PBD_SLOTS_BY_STRIDE(8, canonical_double(load_le64(q)));
+      break;
+    default: /* fixed64, sfixed64 */
+      PBD_SLOTS_BY_STRIDE(8, load_le64(q));
+      break;
   }
 }
+#undef PBD_SLOTS_BY_STRIDE
+#undef PBD_SLOTS
 
 static bool push_chunk(Ctx *c, Slot *s);
 
@@ -506,13 +531,21 @@ static const uint8_t *gather_run(Ctx *c, Msg *m, const pbd_WireField *f, const u
   }
   size_t width = f->wire_type == kPbd_WireType_Fixed32 ? 4 : f->wire_type == kPbd_WireType_Fixed64 ? 8 : 0;
   if (width) { /* whole values: counted first, then converted a chunk at a time */
-    size_t stride = taglen + width, n = 0;
+    /* a chunk at a time, so that the values are still in cache when
+     * converted */
+    size_t stride = taglen + width, n;
     const uint8_t *r = q;
-    if (taglen == 1)
-      while ((size_t)(end - r) >= stride && *r == tag[0]) r += stride, n++;
-    else
-      while ((size_t)(end - r) >= stride && memcmp(r, tag, taglen) == 0) r += stride, n++;
-    return !n || push_fixed(c, s, fd, q + taglen, stride, n) ? r : NULL;
+    do {
+      q = r;
+      n = 0;
+      if (taglen == 1)
+        while (n < kChunkScalars && (size_t)(end - r) >= stride && *r == tag[0]) r += stride, n++;
+      else
+        while (n < kChunkScalars && (size_t)(end - r) >= stride && memcmp(r, tag, taglen) == 0)
+          r += stride, n++;
+      if (n && !push_fixed(c, s, fd, q + taglen, stride, n)) return NULL;
+    } while (n == kChunkScalars);
+    return r;
   }
   while ((size_t)(end - q) > taglen && memcmp(q, tag, taglen) == 0) {
     const uint8_t *v = q + taglen;

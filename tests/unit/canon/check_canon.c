@@ -12,7 +12,8 @@
  * option set and seed, as its type, schemaless and as the other types),
  * prefixes, onnx (the ONNX test data; PBDIFF_QUICK=1 and sanitizer builds
  * take every 10th model), many_fields, parts, parts_table, unknown,
- * two_threads (the check on two threads against the check alone).
+ * two_threads (the check on two threads against the check alone),
+ * float_runs (packed against unpacked over many chunks).
  * check_canon_cache.c tests the pbd_HashCache, check_canon_random.c runs
  * generated inputs.  $PBDIFF_VERBOSE prints counts and tolerated pairs. */
 #include <glob.h>
@@ -77,6 +78,32 @@ static size_t make_generated(Gen *g, size_t cap) {
     ch_b_u32(&x, 0x3f800000u + (uint32_t)i);
   }
   ADD("sem3.M", "65 unpacked floats, canonical");
+  /* 600 values each way, across the 256-value chunks the gathering and
+   * the slots are made in, with -0 and NaNs on both sides of a boundary */
+  for (int packed = 0; packed <= 1; packed++) {
+    x = (ch_Bytes){0};
+    ch_Bytes run = {0};
+    for (int i = 0; i < 600; i++) {
+      uint32_t w = i % 255 == 0 ? 0x80000000u : i % 256 == 1 ? 0x7f800001u : 0x40000000u + (uint32_t)i;
+      if (!packed) ch_b_tag(&x, 24, 5);
+      ch_b_u32(packed ? &run : &x, w);
+    }
+    if (packed) ch_b_len(&x, 24, &run);
+    free(run.p);
+    ch_b_tag(&x, 1, 0), ch_b_varint(&x, 3); /* another field after the run */
+    ADD("sem3.M", packed ? "600 packed floats" : "600 unpacked floats");
+    x = (ch_Bytes){0};
+    run = (ch_Bytes){0};
+    for (int i = 0; i < 600; i++) {
+      uint64_t v = i % 256 == 255 ? 0x8000000000000000ull : i % 256 == 0 ? 0xfff0000000000002ull
+                                                                          : 0x4000000000000000ull + (uint64_t)i;
+      if (!packed) ch_b_tag(&x, 29, 1);
+      ch_b_u64(packed ? &run : &x, v);
+    }
+    if (packed) ch_b_len(&x, 29, &run);
+    free(run.p);
+    ADD("sem3.M", packed ? "600 packed doubles" : "600 unpacked doubles");
+  }
   /* 65 unknown varints; 65 values of a closed enum that are unknown */
   x = (ch_Bytes){0};
   for (int i = 0; i < 65; i++) ch_b_tag(&x, 1, 0), ch_b_varint(&x, (uint64_t)i * 1000);
@@ -518,6 +545,52 @@ START_TEST(try_hash_unknown) {
 }
 END_TEST
 
+/* Rule 4 with rule 10 over many chunks: n floats (and doubles) packed with
+ * -0 and several NaNs hash as the same values unpacked with +0 and the one
+ * NaN, and one value changed past the first chunk hashes apart.  600 values
+ * are read by the fast path, 5000 (over 16 KiB) by the general reader. */
+static void float_run(ch_Bytes *x, int n, bool is_double, bool packed, bool canonical, int changed) {
+  ch_Bytes run = {0};
+  uint32_t number = is_double ? 29 : 24;
+  for (int i = 0; i < n; i++) {
+    bool zero = i % 7 == 0, nan = i % 11 == 0 && !zero;
+    if (!packed) ch_b_tag(x, number, is_double ? 1 : 5);
+    ch_Bytes *to = packed ? &run : x;
+    if (is_double)
+      ch_b_u64(to, zero ? (canonical ? 0 : 0x8000000000000000ull)
+                   : nan ? (canonical ? 0x7ff8000000000000ull : 0xfff0000000000000ull + (uint64_t)i)
+                         : 0x3ff0000000000000ull + (uint64_t)(i + (i == changed)));
+    else
+      ch_b_u32(to, zero ? (canonical ? 0 : 0x80000000u)
+                   : nan ? (canonical ? 0x7fc00000u : 0xff800000u + (uint32_t)i)
+                         : 0x3f800000u + (uint32_t)(i + (i == changed)));
+  }
+  if (packed) ch_b_len(x, number, &run);
+  free(run.p);
+}
+
+START_TEST(float_runs_across_chunks) {
+  const pbd_DefPool *pool;
+  const pbd_MessageDef *m = ch_type_named("sem3.M", &pool);
+  pbd_ReadOptions o = {.hash_seed = 7, .pool = pool};
+  for (int t = 0; t < 4; t++) {
+    int is_double = t & 1, n = t < 2 ? 600 : 5000;
+    pbd_Hash128 h[3];
+    for (int k = 0; k < 3; k++) {
+      ch_Bytes x = {0};
+      float_run(&x, n, is_double, k != 1, k == 1, k == 2 ? n - 200 : -1);
+      pbd_Status st;
+      pbd_Status_Clear(&st);
+      ck_assert_msg(pbd_Canon_Hash(m, x.p, 0, x.n, &o, NULL, &h[k], &st), "%s", st.msg);
+      free(x.p);
+    }
+    const char *what = is_double ? "doubles" : "floats";
+    ck_assert_msg(pbd_Hash128_Equal(h[0], h[1]), "%d %s: packed and unpacked hash apart", n, what);
+    ck_assert_msg(!pbd_Hash128_Equal(h[0], h[2]), "%d %s: one changed, same hash", n, what);
+  }
+}
+END_TEST
+
 /* pbd_Canon_ValidateOnTwoThreads cuts the input at a field near its middle,
  * down through the sub-message that holds the middle: an error before the
  * cut, past it, in the parents' fields after it or in no half at all must
@@ -578,6 +651,7 @@ int main(void) {
       {"parts_table", hash_parts_table},
       {"unknown", try_hash_unknown},
       {"two_threads", validate_on_two_threads},
+      {"float_runs", float_runs_across_chunks},
   };
   return ch_run("canon", tests, sizeof tests / sizeof tests[0]);
 }
