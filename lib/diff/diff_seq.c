@@ -422,8 +422,10 @@ static bool view_keys(Walk *w, const pbd_Field *f, pbd_Hash128 *k, const pbd_Has
 
 /* Both fields' keys, in q->ka and q->kb. */
 static bool sequence_keys(Walk *w, Seq *q) {
-  bool tensors = w->o->onnx_tensors && q->l->kind == kPbd_Value_Message &&
-                 q->r->kind == kPbd_Value_Message && q->l->def && q->r->def;
+  /* only tensors have a key of their own; other elements (an ONNX graph's
+   * nodes) key by their hashes, with no lookup on the other side */
+  bool tensors = q->l->kind == kPbd_Value_Message && q->r->kind == kPbd_Value_Message &&
+                 dv_keys_by_view(w, q->l->def) && dv_keys_by_view(w, q->r->def);
   q->ka = element_keys(w, q->l, tensors);
   q->kb = element_keys(w, q->r, tensors);
   if (!q->ka || !q->kb) return false;

@@ -382,6 +382,10 @@ static uint64_t element_key_at(const Elems *e, size_t i) {
   return magnitude == 0 ? 0 : magnitude > 0x7f800000u ? 1 : b;
 }
 
+bool dv_keys_by_view(const Walk *w, const pbd_FieldDef *fd) {
+  return w->o->onnx_tensors && fd && is_tensor_type(fd->message_type);
+}
+
 pbd_Hash128 dv_message_key(const Walk *w, const pbd_Message *m) {
   Elems e;
   size_t unused;
