@@ -646,7 +646,9 @@ bool pbd_CanonPass_HashMessage(Ctx *c, const pbd_MessageDef *def, const pbd_Part
   for (size_t i = 0; i < nparts; i++) total += parts[i].size;
   bool fresh = c->fresh;
   c->fresh = false;
-  if (nparts && !fresh && !(def && def->is_map_entry) &&
+  /* (a message too small for the caches is not looked for: most are) */
+  bool cached = total >= kPbd_HashCacheMinBytes;
+  if (nparts && cached && !fresh && !(def && def->is_map_entry) && (c->lookup || c->recalled) &&
       (pbd_HashCache_Find(c->lookup, parts[0].data, total, def, &out->hash, &out->empty) ||
        pbd_HashCache_Find(c->recalled, parts[0].data, total, def, &out->hash, &out->empty))) {
     out->entry_unknown_enum = false;
@@ -656,7 +658,7 @@ bool pbd_CanonPass_HashMessage(Ctx *c, const pbd_MessageDef *def, const pbd_Part
   if (!frame) return oom(c);
   if (nparts == 1 && def && !def->is_map_entry && def != c->any && !c->validate) {
     int fast = pbd_CanonPass_HashFast(c, frame, def, parts[0], depth, out); /* no scratch memory */
-    if (fast > 0 && !fresh)
+    if (fast > 0 && !fresh && cached && c->record)
       pbd_HashCache_Add(c->record, parts[0].data, total, depth, out->hash, out->empty);
     if (fast != 0) return fast > 0;
   }

@@ -221,6 +221,9 @@ bool pbd_Canon_QuickCheck(const pbd_MessageDef *type, const uint8_t *p, const ui
 bool pbd_Canon_QuickCheckOnTwoThreads(const pbd_MessageDef *type, const uint8_t *p,
                                       const uint8_t *end, const pbd_ReadOptions *o);
 
+/* Messages smaller than this are not kept: hashed again faster than found. */
+enum { kPbd_HashCacheMinBytes = 16 };
+
 /* Remembers a message's hash (hashcache.c); a no-op when c is NULL or the
  * message is below the cache's size floor. */
 void pbd_HashCache_Add(pbd_HashCache *c, const uint8_t *data, size_t size, int depth,

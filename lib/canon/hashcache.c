@@ -26,7 +26,7 @@ typedef struct {
 } Entry;
 
 enum {
-  kMinBytes = 16,     /* smaller messages are hashed again faster than found */
+  kMinBytes = kPbd_HashCacheMinBytes,
   kDepths = 127,      /* depths kept apart; deeper ones count as the deepest */
 };
 
