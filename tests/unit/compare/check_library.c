@@ -73,12 +73,63 @@ START_TEST(compare_call) {
 }
 END_TEST
 
+/* Inputs of 1 MiB and more with o.parallel: the memcmp that finds byte
+ * copies, and then the check of one of them, run on two threads, each on
+ * half the bytes.  Schemaless, 2 MiB of a repeated bytes field 1 (a LEN
+ * field every 256 bytes): copies are equal, a byte changed in either half
+ * is not, a copy with a bad field in either half is an error. */
+static uint8_t *big_input(size_t *n) {
+  enum { kFields = 8192, kValue = 253 };
+  *n = (size_t)kFields * (3 + kValue);
+  uint8_t *b = malloc(*n), *p = b;
+  ck_assert_ptr_nonnull(b);
+  for (int i = 0; i < kFields; i++) {
+    *p++ = 0x0a; /* field 1, LEN */
+    *p++ = 0x80 | (kValue & 0x7f);
+    *p++ = kValue >> 7;
+    memset(p, 'a' + i % 26, kValue);
+    p += kValue;
+  }
+  return b;
+}
+
+START_TEST(large_inputs_on_two_threads) {
+  pbd_CompareOptions o = pbd_CompareOptions_Default();
+  o.parallel = true;
+  pbd_CompareResult r;
+  pbd_Status s;
+  pbd_Status_Clear(&s);
+  size_t n;
+  uint8_t *a = big_input(&n), *b = big_input(&n);
+  ck_assert_uint_ge(n, 2u << 20);
+  ck_assert_int_eq(pbd_Compare(a, n, b, n, &o, NULL, NULL, &r, &s), 0);
+  const size_t at[] = {100, n / 2 - 1, n / 2 + 7, n - 1}; /* inside values, both halves */
+  for (size_t k = 0; k < sizeof at / sizeof *at; k++) {
+    b[at[k]] ^= 1;
+    ck_assert_msg(pbd_Compare(a, n, b, n, &o, NULL, NULL, &r, &s) == 1, "byte %zu changed", at[k]);
+    b[at[k]] ^= 1;
+  }
+  /* a field of wire type 7 in place of a tag, near the start and near the
+   * end: identical bytes, and still an error naming where */
+  const size_t tag_at[] = {256, n - 256};
+  for (size_t k = 0; k < sizeof tag_at / sizeof *tag_at; k++) {
+    a[tag_at[k]] = b[tag_at[k]] = 0x0f;
+    pbd_Status_Clear(&s);
+    ck_assert_int_eq(pbd_Compare(a, n, b, n, &o, NULL, NULL, &r, &s), -1);
+    ck_assert_msg(s.has_offset && s.offset == tag_at[k], "error at %zu, not %zu", s.offset, tag_at[k]);
+    a[tag_at[k]] = b[tag_at[k]] = 0x0a;
+  }
+  free(a), free(b);
+}
+END_TEST
+
 int main(void) {
   Suite *s = suite_create("library");
   TCase *t = tcase_create("library");
   tcase_set_timeout(t, 120);
   tcase_add_test(t, library_example);
   tcase_add_test(t, compare_call);
+  tcase_add_test(t, large_inputs_on_two_threads);
   suite_add_tcase(s, t);
   return tu_main(s);
 }
