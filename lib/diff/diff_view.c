@@ -68,7 +68,21 @@ typedef struct {
   size_t count;
 } Elems;
 
-static uint64_t little_endian(const uint8_t *p, size_t n) {
+/* n little-endian bytes as a number: the usual widths in one load each (a
+ * tensor's elements are read by the million). */
+static inline uint64_t little_endian(const uint8_t *p, size_t n) {
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+  if (n == 4) {
+    uint32_t v;
+    memcpy(&v, p, 4);
+    return v;
+  }
+  if (n == 8) {
+    uint64_t v;
+    memcpy(&v, p, 8);
+    return v;
+  }
+#endif
   uint64_t v = 0;
   for (size_t i = n; i-- > 0;) v = v << 8 | p[i];
   return v;
