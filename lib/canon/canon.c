@@ -283,6 +283,7 @@ static bool push_fixed(Ctx *c, Slot *s, const pbd_FieldDef *fd, const uint8_t *p
       return oom(c);
     size_t k = kChunkScalars - s->nvals;
     if (k > n) k = n;
+    __builtin_prefetch(p + 4096); /* (the hardware's own stops at each page) */
     fixed_slots(fd->type, c->o->float_bits, p, stride, k, s->vals + s->nvals);
     s->nvals += (uint32_t)k;
     s->count += (uint32_t)k;
@@ -538,8 +539,10 @@ static const uint8_t *gather_run(Ctx *c, Msg *m, const pbd_WireField *f, const u
     do {
       q = r;
       n = 0;
-      if (taglen == 1)
+      if (taglen == 1) {
+        __builtin_prefetch(r + 4096); /* (the hardware's own stops at each page) */
         while (n < kChunkScalars && (size_t)(end - r) >= stride && *r == tag[0]) r += stride, n++;
+      }
       else
         while (n < kChunkScalars && (size_t)(end - r) >= stride && memcmp(r, tag, taglen) == 0)
           r += stride, n++;
