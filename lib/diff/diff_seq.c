@@ -28,6 +28,7 @@
  *
  * A changed element's path segment carries both indices (`v[2]` in LEFT
  * is `v[3]` in RIGHT), which text reports show as `v[2->3]`. */
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -404,20 +405,43 @@ static pbd_Hash128 *element_keys(Walk *w, const pbd_Field *f, bool by_hash) {
  * it: one with a byte-equal twin there pairs by the hash, which the twin
  * has too.  So the keys are the hashes, and the view's key replaces those
  * the other side does not hold: a model changed in one tensor reads that
- * tensor's values, not every tensor's. */
-static bool view_keys(Walk *w, const pbd_Field *f, pbd_Hash128 *k, const pbd_Hash128 *other,
-                      uint32_t n_other) {
+ * tensor's values, not every tensor's.  The two sides' view keys are made
+ * on two threads when each has many elements to read: the tensors are read
+ * first, on this thread, so the keys only read them. */
+enum { kThreadElems = 1 << 18 };
+
+typedef struct {
+  const Walk *w;
+  const pbd_Field *f;
+  pbd_Hash128 *k;
+  uint32_t *todo; /* the elements whose hash the other side lacks */
+  uint32_t ntodo;
+  size_t cost;    /* their elements in all */
+} ViewJob;
+
+static bool find_unmatched(ViewJob *j, const pbd_Hash128 *other, uint32_t n_other) {
   dw_Keyed *sorted = malloc(sizeof *sorted * (n_other ? n_other : 1));
-  if (!sorted) return false;
-  for (uint32_t j = 0; j < n_other; j++) sorted[j] = (dw_Keyed){other[j], j};
+  j->todo = malloc(sizeof *j->todo * (j->f->count ? j->f->count : 1));
+  if (!sorted || !j->todo) {
+    free(sorted);
+    return false;
+  }
+  for (uint32_t i = 0; i < n_other; i++) sorted[i] = (dw_Keyed){other[i], i};
   qsort(sorted, n_other, sizeof *sorted, dw_compare_keyed);
-  for (uint32_t i = 0; i < f->count; i++) {
-    size_t at = dw_first_keyed(sorted, n_other, sizeof *sorted, k[i]);
-    if (at < n_other && pbd_Hash128_Equal(sorted[at].key, k[i])) continue;
-    k[i] = dv_message_key(w, f->v.msgs[i]);
+  for (uint32_t i = 0; i < j->f->count; i++) {
+    size_t at = dw_first_keyed(sorted, n_other, sizeof *sorted, j->k[i]);
+    if (at < n_other && pbd_Hash128_Equal(sorted[at].key, j->k[i])) continue;
+    j->todo[j->ntodo++] = i;
+    j->cost += dv_message_key_cost(j->w, j->f->v.msgs[i]);
   }
   free(sorted);
   return true;
+}
+
+static void *view_keys(void *arg) {
+  ViewJob *j = arg;
+  for (uint32_t t = 0; t < j->ntodo; t++) j->k[j->todo[t]] = dv_message_key(j->w, j->f->v.msgs[j->todo[t]]);
+  return NULL;
 }
 
 /* Both fields' keys, in q->ka and q->kb. */
@@ -430,12 +454,19 @@ static bool sequence_keys(Walk *w, Seq *q) {
   q->kb = element_keys(w, q->r, tensors);
   if (!q->ka || !q->kb) return false;
   if (!tensors) return true;
-  pbd_Hash128 *ha = malloc(sizeof *ha * (q->l->count ? q->l->count : 1));
-  if (!ha) return false;
-  memcpy(ha, q->ka, sizeof *ha * q->l->count);
-  bool ok = view_keys(w, q->l, q->ka, q->kb, q->r->count) &&
-            view_keys(w, q->r, q->kb, ha, q->l->count);
-  free(ha);
+  ViewJob jl = {w, q->l, q->ka, NULL, 0, 0}, jr = {w, q->r, q->kb, NULL, 0, 0};
+  /* (both sets of hashes as they are, before either side's keys change) */
+  bool ok = find_unmatched(&jl, q->kb, q->r->count) && find_unmatched(&jr, q->ka, q->l->count);
+  if (ok) {
+    pthread_t th;
+    bool threaded = jl.cost >= kThreadElems && jr.cost >= kThreadElems &&
+                    pthread_create(&th, NULL, view_keys, &jr) == 0;
+    view_keys(&jl);
+    if (threaded) pthread_join(th, NULL);
+    else view_keys(&jr);
+  }
+  free(jl.todo);
+  free(jr.todo);
   return ok;
 }
 

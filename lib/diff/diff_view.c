@@ -400,6 +400,12 @@ static uint64_t element_key_at(const Elems *e, size_t i) {
                                      : (uint32_t)e->src->v.scalars[i]);
 }
 
+size_t dv_message_key_cost(const Walk *w, const pbd_Message *m) {
+  Elems e;
+  size_t unused;
+  return w->o->onnx_tensors && tensor_elems(m, &e, &unused) == 1 ? e.count : 0;
+}
+
 bool dv_keys_by_view(const Walk *w, const pbd_FieldDef *fd) {
   return w->o->onnx_tensors && fd && is_tensor_type(fd->message_type);
 }

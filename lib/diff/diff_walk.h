@@ -149,6 +149,9 @@ int dv_diff_tensor(Walk *w, const dv_TensorPair *t);
  * by its fields with its elements as typed values (so raw_data and
  * float_data of the same values key alike), anything else by its hash. */
 pbd_Hash128 dv_message_key(const Walk *w, const pbd_Message *m);
+/* How many elements dv_message_key reads to key m (0: it takes m's hash);
+ * m is read, so that the key can then be made without reading. */
+size_t dv_message_key_cost(const Walk *w, const pbd_Message *m);
 /* Whether a repeated field's elements key by dv_message_key, not by their
  * hashes alone: TensorProto elements under the preset. */
 bool dv_keys_by_view(const Walk *w, const pbd_FieldDef *fd);
