@@ -504,6 +504,42 @@ char *tu_read_cases(const char *rel) {
   return z;
 }
 
+char *tu_trim(char *s) {
+  while (*s == ' ' || *s == '\t') s++;
+  size_t n = strlen(s);
+  while (n && (s[n - 1] == ' ' || s[n - 1] == '\t' || s[n - 1] == '\r')) s[--n] = '\0';
+  return s;
+}
+
+void tu_each_case_line(const char *rel, int max_fields, tu_CaseLineFunc *fn, void *ctx) {
+  char *text = tu_read_cases(rel), *f[16];
+  if (max_fields > 16) max_fields = 16;
+  int line = 0;
+  for (char *l = text; l && *l;) {
+    char *nl = strchr(l, '\n');
+    if (nl) *nl = '\0';
+    line++;
+    char *s = tu_trim(l);
+    if (*s && *s != '#') {
+      char *whole = strdup(s);
+      int nf = 0;
+      for (char *p = s;;) {
+        char *bar = strstr(p, " | ");
+        if (nf == max_fields) tu_cases_error(rel, line, "too many fields", whole);
+        f[nf++] = p;
+        if (!bar) break;
+        *bar = '\0';
+        p = bar + 3;
+      }
+      for (int i = 0; i < nf; i++) f[i] = tu_trim(f[i]);
+      fn(ctx, line, f, nf, whole);
+      free(whole);
+    }
+    l = nl ? nl + 1 : NULL;
+  }
+  free(text);
+}
+
 int tu_main(Suite *s) {
   SRunner *r = srunner_create(s);
   srunner_run_all(r, CK_NORMAL);

@@ -123,6 +123,13 @@ size_t tu_varint(uint8_t *p, uint64_t v);
  * in it ("FILE:LINE: WHY: [TEXT]" on stderr, then exit(EXIT_FAILURE)). */
 char *tu_read_cases(const char *rel);
 _Noreturn void tu_cases_error(const char *rel, int line, const char *why, const char *text);
+/* Each case line of `rel` (neither blank nor a # comment), trimmed and cut
+ * at " | " into fields (trimmed), at most max_fields of them (more is an
+ * error): fn(ctx, line number, fields, their count, the line's text). */
+typedef void tu_CaseLineFunc(void *ctx, int line, char **fields, int n, const char *text);
+void tu_each_case_line(const char *rel, int max_fields, tu_CaseLineFunc *fn, void *ctx);
+/* s without its leading and trailing blanks (in place). */
+char *tu_trim(char *s);
 
 /* Runs the suite (CK_NORMAL output, forking as CK_FORK says) and returns
  * main's exit status: 0 when every test passed. */

@@ -31,13 +31,6 @@ typedef struct {
 static Case *cases;
 static size_t ncases;
 
-static char *trim(char *s) {
-  while (*s == ' ' || *s == '\t') s++;
-  size_t n = strlen(s);
-  while (n && (s[n - 1] == ' ' || s[n - 1] == '\t' || s[n - 1] == '\r')) s[--n] = '\0';
-  return s;
-}
-
 /* "-" is no bytes. */
 static char *hex_field(const char *f) { return strdup(strcmp(f, "-") ? f : ""); }
 
@@ -62,7 +55,7 @@ static char *edits_field(const char *f) {
 static void parse_options(Case *c, char *f) {
   if (!strcmp(f, "-")) return;
   for (char *save = NULL, *o = strtok_r(f, ",", &save); o; o = strtok_r(NULL, ",", &save)) {
-    o = trim(o);
+    o = tu_trim(o);
     if (!strcmp(o, "equivalent")) c->equivalent = true;
     else if (!strcmp(o, "ignore-unknown")) c->ignore_unknown = true;
     else if (!strcmp(o, "float-bits")) c->float_bits = true;
@@ -81,41 +74,23 @@ static void parse_options(Case *c, char *f) {
   }
 }
 
+static void add_case(void *ctx, int line, char **f, int nf, const char *text) {
+  (void)ctx;
+  if (nf < 5) tu_cases_error(CASES_FILE, line, "fewer than five fields", text);
+  cases = realloc(cases, (ncases + 1) * sizeof *cases);
+  Case *c = &cases[ncases++];
+  memset(c, 0, sizeof *c);
+  c->line = line;
+  c->type = strcmp(f[0], "-") ? strdup(f[0]) : NULL;
+  parse_options(c, f[1]);
+  c->left = hex_field(f[2]);
+  c->right = hex_field(f[3]);
+  c->want = edits_field(f[4]);
+  c->want_back = nf == 6 ? edits_field(f[5]) : NULL;
+}
+
 static void load_cases(void) {
-  char *text = tu_read_cases(CASES_FILE);
-  int line = 0;
-  for (char *l = text; l && *l;) {
-    char *nl = strchr(l, '\n');
-    if (nl) *nl = '\0';
-    line++;
-    char *s = trim(l);
-    if (*s && *s != '#') {
-      char *f[7];
-      int nf = 0;
-      for (char *p = s;;) {
-        char *bar = strstr(p, " | ");
-        if (nf == 6) tu_cases_error(CASES_FILE, line, "more than six fields", s);
-        f[nf++] = p;
-        if (!bar) break;
-        *bar = '\0';
-        p = bar + 3;
-      }
-      if (nf < 5) tu_cases_error(CASES_FILE, line, "fewer than five fields", s);
-      cases = realloc(cases, (ncases + 1) * sizeof *cases);
-      Case *c = &cases[ncases++];
-      memset(c, 0, sizeof *c);
-      c->line = line;
-      char *type = trim(f[0]);
-      c->type = strcmp(type, "-") ? strdup(type) : NULL;
-      parse_options(c, trim(f[1]));
-      c->left = hex_field(trim(f[2]));
-      c->right = hex_field(trim(f[3]));
-      c->want = edits_field(trim(f[4]));
-      c->want_back = nf == 6 ? edits_field(trim(f[5])) : NULL;
-    }
-    l = nl ? nl + 1 : NULL;
-  }
-  free(text);
+  tu_each_case_line(CASES_FILE, 6, add_case, NULL);
   if (ncases == 0) tu_cases_error(CASES_FILE, 0, "no cases", "");
 }
 

@@ -124,58 +124,32 @@ typedef struct {
 static Case *cases;
 static size_t ncases;
 
-static char *trim(char *s) {
-  while (*s == ' ' || *s == '\t') s++;
-  size_t n = strlen(s);
-  while (n && (s[n - 1] == ' ' || s[n - 1] == '\t' || s[n - 1] == '\r')) s[--n] = '\0';
-  return s;
+static void add_case(void *ctx, int line, char **f, int nf, const char *text) {
+  (void)ctx;
+  if (nf < 5) tu_cases_error(CASES_FILE, line, "fewer than five fields", text);
+  const char *o = f[1];
+  /* diff options (ignores, tolerances, --partial, typed views of bytes)
+   * make a pair equal without making it one meaning: such a case says
+   * nothing of bytes */
+  if (strstr(o, "ignore=") || strstr(o, "partial") || strstr(o, "float-margin") ||
+      strstr(o, "float-fraction") || strstr(o, "bytes-as") || strstr(o, "onnx"))
+    return;
+  cases = realloc(cases, (ncases + 1) * sizeof *cases);
+  Case *c = &cases[ncases++];
+  memset(c, 0, sizeof *c);
+  c->line = line;
+  c->type = strcmp(f[0], "-") ? strdup(f[0]) : NULL;
+  c->equivalent = strstr(o, "equivalent") != NULL;
+  c->ignore_unknown = strstr(o, "ignore-unknown") != NULL;
+  c->float_bits = strstr(o, "float-bits") != NULL;
+  c->left = strdup(strcmp(f[2], "-") ? f[2] : "");
+  c->right = strdup(strcmp(f[3], "-") ? f[3] : "");
+  c->equal = !strcmp(f[4], "equal");
 }
 
-static void load_cases(void) {
-  char *text = tu_read_cases(CASES_FILE);
-  int line = 0;
-  for (char *l = text; l && *l;) {
-    char *nl = strchr(l, '\n');
-    if (nl) *nl = '\0';
-    line++;
-    char *s = trim(l), *f[7];
-    int nf = 0;
-    if (*s && *s != '#') {
-      for (char *p = s; nf < 7;) {
-        char *bar = strstr(p, " | ");
-        f[nf++] = p;
-        if (!bar) break;
-        *bar = '\0';
-        p = bar + 3;
-      }
-      if (nf < 5) tu_cases_error(CASES_FILE, line, "fewer than five fields", s);
-      cases = realloc(cases, (ncases + 1) * sizeof *cases);
-      Case *c = &cases[ncases++];
-      memset(c, 0, sizeof *c);
-      c->line = line;
-      c->type = strcmp(trim(f[0]), "-") ? strdup(trim(f[0])) : NULL;
-      const char *o = trim(f[1]);
-      c->equivalent = strstr(o, "equivalent") != NULL;
-      c->ignore_unknown = strstr(o, "ignore-unknown") != NULL;
-      c->float_bits = strstr(o, "float-bits") != NULL;
-      /* diff options (ignores, tolerances, --partial, typed views of
-       * bytes) make a pair equal without making it one meaning: such a
-       * case says nothing of bytes */
-      if (strstr(o, "ignore=") || strstr(o, "partial") || strstr(o, "float-margin") ||
-          strstr(o, "float-fraction") || strstr(o, "bytes-as") || strstr(o, "onnx")) {
-        free(c->type);
-        ncases--;
-        l = nl ? nl + 1 : NULL;
-        continue;
-      }
-      c->left = strdup(strcmp(trim(f[2]), "-") ? trim(f[2]) : "");
-      c->right = strdup(strcmp(trim(f[3]), "-") ? trim(f[3]) : "");
-      c->equal = !strcmp(trim(f[4]), "equal");
-    }
-    l = nl ? nl + 1 : NULL;
-  }
-  free(text);
-}
+/* The cases of semantics.cases (the parser of check_semantic_cases.c's
+ * lines, tu_each_case_line, with only what the writer needs). */
+static void load_cases(void) { tu_each_case_line(CASES_FILE, 6, add_case, NULL); }
 
 /* The canonical bytes of a tree, and the tree they read back to. */
 static pbd_Buf write_tree(const pbd_Message *m, bool float_bits) {
