@@ -146,46 +146,14 @@ static void *check_half(void *arg) {
   return NULL;
 }
 
-/* The field of [p, end) that holds the byte at mid: its first byte in
- * *start, its value's in *data and *size when it is delimited.  False when a
- * tag or length does not read (the check of the whole then decides). */
-static bool field_at(const uint8_t *p, const uint8_t *end, const uint8_t *mid,
-                     const uint8_t **start, uint64_t *tag, const uint8_t **data, size_t *size) {
+/* The field of [p, end) that holds the byte at mid, in *f; false when a
+ * field before it does not read (the check of the whole then decides). */
+static bool field_at(const uint8_t *p, const uint8_t *end, const uint8_t *mid, int depth_left,
+                     pbd_WireField *f) {
   while (p < end) {
-    pbd_WireField w;
-    const uint8_t *next = pbd_Wire_ReadCommonField(p, end, &w);
-    if (next) { /* (most fields) */
-      if (next > mid) {
-        *start = p;
-        *tag = (uint64_t)w.number << 3 | (uint64_t)w.wire_type;
-        *data = w.data;
-        *size = w.size;
-        return true;
-      }
-      p = next;
-      continue;
-    }
-    const uint8_t *q = pbd_Wire_ReadVarint(p, end, tag);
-    uint64_t v;
-    if (!q) return false;
-    *data = NULL;
-    switch (*tag & 7) {
-      case kPbd_WireType_Varint: next = pbd_Wire_ReadVarint(q, end, &v); break;
-      case kPbd_WireType_Fixed64: next = end - q >= 8 ? q + 8 : NULL; break;
-      case kPbd_WireType_Fixed32: next = end - q >= 4 ? q + 4 : NULL; break;
-      case kPbd_WireType_Delimited:
-        if (!(q = pbd_Wire_ReadVarint(q, end, &v)) || v > (uint64_t)(end - q)) return false;
-        *data = q;
-        *size = (size_t)v;
-        next = q + v;
-        break;
-      default: return false;
-    }
+    const uint8_t *next = pbd_Wire_SkimField(p, end, depth_left, f);
     if (!next) return false;
-    if (next > mid) {
-      *start = p;
-      return true;
-    }
+    if (next > mid) return true;
     p = next;
   }
   return false;
@@ -196,31 +164,25 @@ static void cut(Half *a, Half *b, const pbd_MessageDef *def, const uint8_t *p, c
   Span rest[kMaxCutDepth]; /* each parent's fields after the child cut into */
   int depth = 0;
   for (;; depth++) {
-    const uint8_t *start, *data;
-    uint64_t tag;
-    size_t size = 0;
-    if (!field_at(p, end, p + (end - p) / 2, &start, &tag, &data, &size)) {
+    pbd_WireField f;
+    if (!field_at(p, end, p + (end - p) / 2, a->max_depth - depth, &f)) {
       half_add(a, def, p, end, depth); /* no cut here: one half checks it all */
       break;
     }
-    uint64_t number = tag >> 3;
-    const pbd_FieldDef *fd = def && number && number <= kPbd_MaxFieldNumber
-                                 ? pbd_MessageDef_FieldByNumber(def, (uint32_t)number)
-                                 : NULL;
+    const pbd_FieldDef *fd = def ? pbd_MessageDef_FieldByNumber(def, f.number) : NULL;
     /* down into a sub-message only where message_ok would go: a known
      * message field, delimited, not too deep */
-    bool into = depth + 1 < kMaxCutDepth && depth + 1 <= a->max_depth && data && fd &&
-                fd->type == kPbd_Type_Message;
+    bool into = depth + 1 < kMaxCutDepth && depth + 1 <= a->max_depth &&
+                f.wire_type == kPbd_WireType_Delimited && fd && fd->type == kPbd_Type_Message;
+    half_add(a, def, p, f.start, depth);
     if (!into) { /* cut before that field */
-      half_add(a, def, p, start, depth);
-      half_add(b, def, start, end, depth);
+      half_add(b, def, f.start, end, depth);
       break;
     }
-    half_add(a, def, p, start, depth);
-    rest[depth] = (Span){def, data + size, end, depth};
+    rest[depth] = (Span){def, f.data + f.size, end, depth};
     def = fd->message_type;
-    p = data;
-    end = data + size;
+    p = f.data;
+    end = f.data + f.size;
   }
   for (int d = depth - 1; d >= 0; d--) half_add(b, rest[d].def, rest[d].p, rest[d].end, d);
 }

@@ -38,17 +38,9 @@ static bool one_unread_part(const pbd_Message *m, pbd_Part *part) {
 /* Reads the field at *p; false when the bytes do not read (the level's own
  * reading reports that). */
 static bool next_field(const uint8_t **p, const uint8_t *end, int depth_left, pbd_WireField *f) {
-  const uint8_t *q = pbd_Wire_ReadCommonField(*p, end, f);
-  if (q) {
-    *p = q;
-    return true;
-  }
-  pbd_Status s;
-  pbd_Status_Clear(&s);
-  q = pbd_Wire_ReadField(*p, end, *p, depth_left, f, &s);
-  if (!q || f->wire_type == kPbd_WireType_EndGroup) return false;
-  *p = q;
-  return true;
+  const uint8_t *q = pbd_Wire_SkimField(*p, end, depth_left, f);
+  if (q) *p = q;
+  return q != NULL;
 }
 
 /* Whether the occurrences of field `number` of def may be compared by

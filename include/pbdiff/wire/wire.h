@@ -122,6 +122,20 @@ static inline const uint8_t *pbd_Wire_ReadCommonField(const uint8_t *p, const ui
 const uint8_t *pbd_Wire_ReadField(const uint8_t *p, const uint8_t *end, const uint8_t *base,
                                   int depth_left, pbd_WireField *f, pbd_Status *s);
 
+/* The field at p, read as pbd_Wire_ReadField reads it (the common field
+ * first), for a caller that only needs to know whether it reads: NULL when
+ * it does not, or when it is an end-group tag (the caller's own reading
+ * then reports why). */
+static inline const uint8_t *pbd_Wire_SkimField(const uint8_t *p, const uint8_t *end,
+                                                int depth_left, pbd_WireField *f) {
+  const uint8_t *q = pbd_Wire_ReadCommonField(p, end, f);
+  if (q) return q;
+  pbd_Status s;
+  pbd_Status_Clear(&s);
+  q = pbd_Wire_ReadField(p, end, p, depth_left, f, &s);
+  return q && f->wire_type != kPbd_WireType_EndGroup ? q : NULL;
+}
+
 /* ZigZag decoding (sint32/sint64). */
 static inline int64_t pbd_Wire_ZigZagDecode64(uint64_t n) {
   return (int64_t)(n >> 1) ^ -(int64_t)(n & 1);
