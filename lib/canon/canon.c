@@ -205,34 +205,19 @@ static inline Slot *value_slot(Ctx *c, Msg *m, const pbd_FieldDef *fd) {
   return s;
 }
 
-/* One canonical 64-bit slot of a repeated scalar.  Past 64 values the
- * record holds only the digest of the array, so values go to a running
- * digest a chunk at a time. */
-/* The canonical slots of n fixed-width values (floats, doubles, fixed32 and
- * fixed64, signed or not) read from p, `stride` bytes apart: a packed run
- * (stride = width) or an unpacked one (the tag between).  A chunk at a time
- * in a loop the compiler can keep tight: the values of a tensor. */
 static inline uint32_t load_le32(const uint8_t *p) {
   return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
-}
-
-/* Rule 10: -0 as +0, every NaN as one. */
-static inline uint32_t canonical_float(uint32_t w) {
-  uint32_t e = w & 0x7fffffffu;
-  return e == 0 ? 0 : e > 0x7f800000u ? 0x7fc00000u : w;
-}
-
-static inline uint64_t canonical_double(uint64_t v) {
-  uint64_t e = v & 0x7fffffffffffffffull;
-  return e == 0 ? 0 : e > 0x7ff0000000000000ull ? 0x7ff8000000000000ull : v;
 }
 
 static inline uint64_t load_le64(const uint8_t *p) {
   return (uint64_t)load_le32(p) | (uint64_t)load_le32(p + 4) << 32;
 }
 
-/* One loop per type and stride, without a branch in it: the packed ones
- * (a constant stride) compile to vector code. */
+/* The canonical slots of n fixed-width values (floats, doubles, fixed32 and
+ * fixed64, signed or not) read from p, `stride` bytes apart: a packed run
+ * (stride = width) or an unpacked one (the tag between).  One loop per type
+ * and stride, without a branch in it: the packed ones (a constant stride)
+ * compile to vector code. */
 #define PBD_SLOTS(STRIDE, EXPR)                                         \
   do {                                                                  \
     for (size_t i = 0; i < n; i++) {                                    \
@@ -252,7 +237,7 @@ static void fixed_slots(pbd_FieldType t, bool float_bits, const uint8_t *p, size
   switch (t) {
     case kPbd_Type_Float:
       if (float_bits) PBD_SLOTS_BY_STRIDE(4, (uint64_t)load_le32(q));
-      else PBD_SLOTS_BY_STRIDE(4, (uint64_t)canonical_float(load_le32(q)));
+      else PBD_SLOTS_BY_STRIDE(4, (uint64_t)pbd_CanonicalFloatBits(load_le32(q)));
       break;
     case kPbd_Type_Fixed32:
       PBD_SLOTS_BY_STRIDE(4, (uint64_t)load_le32(q));
@@ -262,7 +247,7 @@ static void fixed_slots(pbd_FieldType t, bool float_bits, const uint8_t *p, size
       break;
     case kPbd_Type_Double:
       if (float_bits) PBD_SLOTS_BY_STRIDE(8, load_le64(q));
-      else PBD_SLOTS_BY_STRIDE(8, canonical_double(load_le64(q)));
+      else PBD_SLOTS_BY_STRIDE(8, pbd_CanonicalDoubleBits(load_le64(q)));
       break;
     default: /* fixed64, sfixed64 */
       PBD_SLOTS_BY_STRIDE(8, load_le64(q));
@@ -531,18 +516,15 @@ static const uint8_t *gather_run(Ctx *c, Msg *m, const pbd_WireField *f, const u
     if (t < 0x80) break;
   }
   size_t width = f->wire_type == kPbd_WireType_Fixed32 ? 4 : f->wire_type == kPbd_WireType_Fixed64 ? 8 : 0;
-  if (width) { /* whole values: counted first, then converted a chunk at a time */
-    /* a chunk at a time, so that the values are still in cache when
-     * converted */
+  if (width) { /* whole values, counted then converted a chunk at a time (still in cache) */
     size_t stride = taglen + width, n;
     const uint8_t *r = q;
     do {
       q = r;
       n = 0;
-      if (taglen == 1) {
-        __builtin_prefetch(r + 4096); /* (the hardware's own stops at each page) */
+      __builtin_prefetch(r + 4096); /* (the hardware's own stops at each page) */
+      if (taglen == 1)
         while (n < kChunkScalars && (size_t)(end - r) >= stride && *r == tag[0]) r += stride, n++;
-      }
       else
         while (n < kChunkScalars && (size_t)(end - r) >= stride && memcmp(r, tag, taglen) == 0)
           r += stride, n++;

@@ -4,7 +4,6 @@
 #ifndef PBD_CANON_INTERNAL_H_
 #define PBD_CANON_INTERNAL_H_
 
-#include <math.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <string.h>
@@ -159,22 +158,22 @@ static inline uint64_t pbd_FieldRecordTag(uint32_t number, const pbd_FieldDef *f
   return (uint64_t)number << 8 | tag;
 }
 
+/* Rule 10 on a float's and a double's bits: -0 as +0, every NaN as the one
+ * quiet NaN (the magnitude past infinity's is a NaN's). */
+static inline uint32_t pbd_CanonicalFloatBits(uint32_t b) {
+  uint32_t magnitude = b & 0x7fffffffu;
+  return magnitude == 0 ? 0 : magnitude > 0x7f800000u ? 0x7fc00000u : b;
+}
+
+static inline uint64_t pbd_CanonicalDoubleBits(uint64_t b) {
+  uint64_t magnitude = b & 0x7fffffffffffffffull;
+  return magnitude == 0 ? 0 : magnitude > 0x7ff0000000000000ull ? 0x7ff8000000000000ull : b;
+}
+
 static inline uint64_t pbd_HashBits(bool float_bits, pbd_ValueKind k, uint64_t u) {
   if (float_bits) return u;
-  if (k == kPbd_Value_Float) {
-    float x;
-    uint32_t b = (uint32_t)u;
-    memcpy(&x, &b, 4);
-    if (isnan(x)) return 0x7fc00000u;
-    if (x == 0) return 0;
-    return b;
-  }
-  if (k == kPbd_Value_Double) {
-    double x;
-    memcpy(&x, &u, 8);
-    if (isnan(x)) return 0x7ff8000000000000ull;
-    if (x == 0) return 0;
-  }
+  if (k == kPbd_Value_Float) return pbd_CanonicalFloatBits((uint32_t)u);
+  if (k == kPbd_Value_Double) return pbd_CanonicalDoubleBits(u);
   return u;
 }
 
