@@ -50,13 +50,13 @@ static void *hash_side(void *arg) {
   sd->ok = true;
   for (size_t i = 0; i < sd->count && sd->ok; i++) {
     size_t b = msg_begin(sd->in, i), e = msg_end(sd->in, i);
-    sd->ok = sd->validate_only && sd->two_threads && e - b >= kThreadMinBytes
-                 ? pbd_Canon_ValidateOnTwoThreads(type_at(sd, i), side_data(sd), b, e, &sd->t,
-                                                  &sd->s)
-             : sd->validate_only
-                 ? pbd_Canon_Validate(type_at(sd, i), side_data(sd), b, e, &sd->t, &sd->s)
-                 : pbd_Canon_Hash(type_at(sd, i), side_data(sd), b, e, &sd->t, sd->cache, &sd->hashes[i],
-                                  &sd->s);
+    const pbd_MessageDef *t = type_at(sd, i);
+    if (!sd->validate_only)
+      sd->ok = pbd_Canon_Hash(t, side_data(sd), b, e, &sd->t, sd->cache, &sd->hashes[i], &sd->s);
+    else if (sd->two_threads && e - b >= kThreadMinBytes)
+      sd->ok = pbd_Canon_ValidateOnTwoThreads(t, side_data(sd), b, e, &sd->t, &sd->s);
+    else
+      sd->ok = pbd_Canon_Validate(t, side_data(sd), b, e, &sd->t, &sd->s);
     if (!sd->ok && sd->in->stream) {
       char seg[32];
       snprintf(seg, sizeof seg, "[%zu]", i);
