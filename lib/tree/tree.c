@@ -224,6 +224,30 @@ static bool add_scalar(Ctx *c, pbd_Message *m, const pbd_FieldDef *fd, uint64_t 
   return true;
 }
 
+/* n fixed-width values (width 4 or 8), `stride` bytes apart from p,
+ * appended to a slot with room for them: a tensor's millions of floats in
+ * one loop rather than a field read each. */
+static void append_fixed(FieldBuild *s, pbd_FieldType t, const uint8_t *p, size_t stride,
+                         size_t width, size_t n) {
+  uint64_t *out = s->f.v.scalars + s->f.count;
+  if (width == 8) {
+    for (size_t i = 0; i < n; i++, p += stride) pbd_Wire_ReadFixed64(p, p + 8, &out[i]);
+  } else if (t == kPbd_Type_SFixed32) { /* as pbd_FieldType_DecodeScalar: sign-extended */
+    for (size_t i = 0; i < n; i++, p += stride) {
+      uint32_t v = 0;
+      pbd_Wire_ReadFixed32(p, p + 4, &v);
+      out[i] = (uint64_t)(int64_t)(int32_t)v;
+    }
+  } else { /* float, fixed32: zero-extended */
+    for (size_t i = 0; i < n; i++, p += stride) {
+      uint32_t v = 0;
+      pbd_Wire_ReadFixed32(p, p + 4, &v);
+      out[i] = v;
+    }
+  }
+  s->f.count += (uint32_t)n;
+}
+
 /* Rule 4: a packed run of scalars, decoded into the field's array. */
 static bool add_packed(Ctx *c, pbd_Message *m, const pbd_FieldDef *fd, const pbd_WireField *f) {
   const uint8_t *p = f->data, *end = f->data + f->size;
@@ -233,6 +257,10 @@ static bool add_packed(Ctx *c, pbd_Message *m, const pbd_FieldDef *fd, const pbd
   FieldBuild *s = get_slot(c, m->builder_, fd);
   if (!s) return oom(c);
   if (n > UINT32_MAX || !reserve(c, s, (uint32_t)n)) return oom(c);
+  if (width) { /* (pbd_Packed_Count checked the length is n whole values) */
+    append_fixed(s, fd->type, p, width, width, (size_t)n);
+    return true;
+  }
   bool check_enum = fd->type == kPbd_Type_Enum && fd->enum_type && fd->enum_type->is_closed;
   while (p < end) {
     uint64_t raw = 0;
@@ -244,6 +272,26 @@ static bool add_packed(Ctx *c, pbd_Message *m, const pbd_FieldDef *fd, const pbd
     s->f.v.scalars[s->f.count++] = pbd_FieldType_DecodeScalar(fd->type, raw);
   }
   return true;
+}
+
+/* A repeated fixed-width field written unpacked (each value after its own
+ * tag, as proto2 writers do): the values that follow the one just read
+ * under the same tag bytes are appended at once.  Returns where the run
+ * ends; a value cut short is left to the field reader, which reports it. */
+static const uint8_t *add_unpacked_run(Ctx *c, pbd_Message *m, const pbd_FieldDef *fd,
+                                       const pbd_WireField *f, const uint8_t *q, const uint8_t *end) {
+  size_t width = f->wire_type == kPbd_WireType_Fixed32 ? 4 : 8, taglen = (size_t)(q - f->start) - width;
+  size_t stride = taglen + width, n = 0;
+  const uint8_t *p = q;
+  if (taglen == 1) /* fields 1 to 15, most of them: a byte to match */
+    while ((size_t)(end - p) >= stride && *p == *f->start && n < UINT32_MAX) p += stride, n++;
+  else
+    while ((size_t)(end - p) >= stride && !memcmp(p, f->start, taglen) && n < UINT32_MAX) p += stride, n++;
+  if (!n) return q;
+  FieldBuild *s = get_slot(c, m->builder_, fd);
+  if (!s || !reserve(c, s, (uint32_t)n)) return oom(c), NULL;
+  append_fixed(s, fd->type, q + taglen, stride, width, n);
+  return p;
 }
 
 static void prepend_field_path(Ctx *c, const pbd_FieldDef *fd, uint32_t index) {
@@ -361,6 +409,15 @@ static bool add_field(Ctx *c, pbd_Message *m, const pbd_WireField *f, int depth)
   return record_unknown(c, m, f, depth);
 }
 
+/* After a fixed-width value: the rest of its unpacked run, when the value
+ * was an element of a repeated field of the schema's. */
+static const uint8_t *gather_unpacked(Ctx *c, pbd_Message *m, const pbd_WireField *f, const uint8_t *q,
+                                      const uint8_t *end) {
+  const pbd_FieldDef *fd = pbd_MessageDef_FieldByNumber(m->def, f->number);
+  if (!fd || !fd->is_repeated || wire_type_of(fd->type) != f->wire_type) return q;
+  return add_unpacked_run(c, m, fd, f, q, end);
+}
+
 bool pbd_TreeBuild_ParseFields(Ctx *c, pbd_Message *m, const uint8_t *p, const uint8_t *end, int depth) {
   int group_depth_left = c->max_depth - depth;
   while (p < end) {
@@ -373,6 +430,9 @@ bool pbd_TreeBuild_ParseFields(Ctx *c, pbd_Message *m, const uint8_t *p, const u
       return false;
     }
     if (!add_field(c, m, &f, depth)) return false;
+    if ((f.wire_type == kPbd_WireType_Fixed32 || f.wire_type == kPbd_WireType_Fixed64) && m->def &&
+        !(q = gather_unpacked(c, m, &f, q, end)))
+      return false;
     p = q;
   }
   return true;

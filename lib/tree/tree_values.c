@@ -79,11 +79,37 @@ static void rec_child(Record *r, const pbd_Message *m) {
   rec_u64(r, m->hash.hi);
 }
 
-static bool float_needs_canon(const HashCtx *c, const pbd_Field *f) {
-  if (c->o->float_bits) return false;
-  for (uint32_t i = 0; i < f->count; i++)
-    if (hash_bits(c, f->kind, f->v.scalars[i]) != f->v.scalars[i]) return true;
-  return false;
+/* A long scalar array enters as the digest of its values as 64-bit
+ * little-endian slots, floats made canonical.  Floats are made canonical a
+ * block at a time and hashed while the block is in cache: a tensor's array
+ * is read from memory once.  (XXH3 streamed gives what XXH3 over the whole
+ * gives, so the digest is the same as over a copy.) */
+static void rec_scalar_digest(const HashCtx *c, Record *r, const pbd_Field *f) {
+  bool is_float = f->kind == kPbd_Value_Float || f->kind == kPbd_Value_Double;
+  if (r->n + 16 > r->cap) {
+    r->n += 16; /* past the end: only counted, the values not read */
+    return;
+  }
+  if (!kBigEndian && (!is_float || c->o->float_bits)) {
+    rec_digest(r, f->v.scalars, sizeof(uint64_t) * f->count);
+    return;
+  }
+  XXH3_state_t st;
+  memset(&st, 0, sizeof st); /* (gcc cannot see that the reset sets all it reads) */
+  XXH3_128bits_reset_withSeed(&st, r->seed);
+  uint64_t block[512];
+  const uint64_t *v = f->v.scalars;
+  for (uint32_t at = 0; at < f->count; at += 512) {
+    uint32_t n = f->count - at < 512 ? f->count - at : 512;
+    if (f->kind == kPbd_Value_Float && !c->o->float_bits)
+      for (uint32_t i = 0; i < n; i++) block[i] = to_le64(pbd_CanonicalFloatBits((uint32_t)v[at + i]));
+    else
+      for (uint32_t i = 0; i < n; i++) block[i] = to_le64(hash_bits(c, f->kind, v[at + i]));
+    XXH3_128bits_update(&st, block, n * sizeof block[0]);
+  }
+  XXH128_hash_t h = XXH3_128bits_digest(&st);
+  rec_u64(r, h.low64);
+  rec_u64(r, h.high64);
 }
 
 static void rec_field(const HashCtx *c, Record *r, const pbd_Field *f) {
@@ -97,29 +123,10 @@ static void rec_field(const HashCtx *c, Record *r, const pbd_Field *f) {
       else if (v->kind == kPbd_Value_LenMessage || v->kind == kPbd_Value_Group) rec_child(r, v->m);
       else rec_u64(r, v->u);
     }
+  } else if (pbd_ValueKind_IsScalar(f->kind) && f->count <= kInlineScalars) {
+    for (uint32_t i = 0; i < f->count; i++) rec_u64(r, hash_bits(c, f->kind, f->v.scalars[i]));
   } else if (pbd_ValueKind_IsScalar(f->kind)) {
-    bool is_float = f->kind == kPbd_Value_Float || f->kind == kPbd_Value_Double;
-    bool canon = is_float && float_needs_canon(c, f);
-    if (f->count <= kInlineScalars) {
-      for (uint32_t i = 0; i < f->count; i++)
-        rec_u64(r, canon ? hash_bits(c, f->kind, f->v.scalars[i]) : f->v.scalars[i]);
-    } else if (!canon && !kBigEndian) {
-      rec_digest(r, f->v.scalars, sizeof(uint64_t) * f->count);
-    } else if (r->n + 16 > r->cap) {
-      r->n += 16; /* past the end: only counted */
-    } else {
-      /* the digest of the canonical little-endian values, as for any array */
-      pbd_ArenaMark mark = pbd_Arena_Mark(c->scratch);
-      uint64_t *v = pbd_Arena_Malloc(c->scratch, sizeof(uint64_t) * f->count);
-      if (v) {
-        for (uint32_t i = 0; i < f->count; i++)
-          v[i] = to_le64(canon ? hash_bits(c, f->kind, f->v.scalars[i]) : f->v.scalars[i]);
-        rec_digest(r, v, sizeof(uint64_t) * f->count);
-      } else {
-        r->oom = true;
-      }
-      pbd_Arena_Reset(c->scratch, mark);
-    }
+    rec_scalar_digest(c, r, f);
   } else if (pbd_ValueKind_IsStr(f->kind)) {
     for (uint32_t i = 0; i < f->count; i++) rec_str(r, f->v.strs[i]);
   } else {
