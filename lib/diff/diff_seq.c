@@ -405,10 +405,10 @@ static pbd_Hash128 *element_keys(Walk *w, const pbd_Field *f, bool by_hash) {
  * it: one with a byte-equal twin there pairs by the hash, which the twin
  * has too.  So the keys are the hashes, and the view's key replaces those
  * the other side does not hold: a model changed in one tensor reads that
- * tensor's values, not every tensor's.  The two sides' view keys are made
- * on two threads when each has many elements to read: the tensors are read
- * first, on this thread, so the keys only read them. */
-enum { kThreadElems = 1 << 18 };
+ * tensor's values, not every tensor's.  When each side has many bytes to
+ * read and key, the two sides' keys are made on two threads, each reading
+ * its own side's tensors (two shallow trees share nothing). */
+enum { kThreadBytes = 1 << 20 };
 
 typedef struct {
   const Walk *w;
@@ -416,8 +416,23 @@ typedef struct {
   pbd_Hash128 *k;
   uint32_t *todo; /* the elements whose hash the other side lacks */
   uint32_t ntodo;
-  size_t cost;    /* their elements in all */
+  size_t cost;    /* about the bytes their keys read */
+  const pbd_LazyTree *tree; /* the one their unread bytes are in */
+  bool trees;     /* more than one such tree */
 } ViewJob;
+
+/* What keying m costs: its bytes when they are still to be read, else its
+ * elements' (4 bytes an element is near enough). */
+static void add_cost(ViewJob *j, const pbd_Message *m) {
+  const pbd_LazyTree *t = pbd_Message_UnreadTree(m);
+  if (t) {
+    j->cost += pbd_Message_UnreadBytes(m);
+    if (j->tree && j->tree != t) j->trees = true;
+    j->tree = t;
+  } else {
+    j->cost += 4 * dv_message_key_cost(j->w, m);
+  }
+}
 
 static bool find_unmatched(ViewJob *j, const pbd_Hash128 *other, uint32_t n_other) {
   dw_Keyed *sorted = malloc(sizeof *sorted * (n_other ? n_other : 1));
@@ -432,10 +447,17 @@ static bool find_unmatched(ViewJob *j, const pbd_Hash128 *other, uint32_t n_othe
     size_t at = dw_first_keyed(sorted, n_other, sizeof *sorted, j->k[i]);
     if (at < n_other && pbd_Hash128_Equal(sorted[at].key, j->k[i])) continue;
     j->todo[j->ntodo++] = i;
-    j->cost += dv_message_key_cost(j->w, j->f->v.msgs[i]);
+    add_cost(j, j->f->v.msgs[i]);
   }
   free(sorted);
   return true;
+}
+
+/* The two jobs can run at once: much to do on each side, and what is still
+ * to be read on either side in a tree of its own. */
+static bool apart(const ViewJob *a, const ViewJob *b) {
+  return a->cost >= kThreadBytes && b->cost >= kThreadBytes && !a->trees && !b->trees &&
+         (!a->tree || a->tree != b->tree);
 }
 
 static void *view_keys(void *arg) {
@@ -454,13 +476,12 @@ static bool sequence_keys(Walk *w, Seq *q) {
   q->kb = element_keys(w, q->r, tensors);
   if (!q->ka || !q->kb) return false;
   if (!tensors) return true;
-  ViewJob jl = {w, q->l, q->ka, NULL, 0, 0}, jr = {w, q->r, q->kb, NULL, 0, 0};
+  ViewJob jl = {.w = w, .f = q->l, .k = q->ka}, jr = {.w = w, .f = q->r, .k = q->kb};
   /* (both sets of hashes as they are, before either side's keys change) */
   bool ok = find_unmatched(&jl, q->kb, q->r->count) && find_unmatched(&jr, q->ka, q->l->count);
   if (ok) {
     pthread_t th;
-    bool threaded = jl.cost >= kThreadElems && jr.cost >= kThreadElems &&
-                    pthread_create(&th, NULL, view_keys, &jr) == 0;
+    bool threaded = apart(&jl, &jr) && pthread_create(&th, NULL, view_keys, &jr) == 0;
     view_keys(&jl);
     if (threaded) pthread_join(th, NULL);
     else view_keys(&jr);

@@ -195,18 +195,22 @@ static void *read_on_thread(void *m) {
 /* Below this many bytes a level is read faster than a thread starts. */
 enum { kPairThreadBytes = 1 << 20 };
 
-static size_t unread_bytes(const pbd_Message *m) {
+size_t pbd_Message_UnreadBytes(const pbd_Message *m) {
   size_t n = 0;
   if (m->unread_ && !m->building_)
     for (uint32_t i = 0; i < m->unread_->nparts; i++) n += m->unread_->parts[i].size;
   return n;
 }
 
+const pbd_LazyTree *pbd_Message_UnreadTree(const pbd_Message *m) {
+  return m->unread_ && !m->building_ ? m->unread_->tree : NULL;
+}
+
 void pbd_Message_ReadPair(const pbd_Message *a, const pbd_Message *b) {
   /* Two trees share nothing (arenas, hashers, caches): their levels can be
    * read at once. */
   pthread_t th;
-  if (unread_bytes(a) >= kPairThreadBytes && unread_bytes(b) >= kPairThreadBytes &&
+  if (pbd_Message_UnreadBytes(a) >= kPairThreadBytes && pbd_Message_UnreadBytes(b) >= kPairThreadBytes &&
       a->unread_->tree != b->unread_->tree &&
       pthread_create(&th, NULL, read_on_thread, (void *)b) == 0) {
     read_if_unread(a);

@@ -56,6 +56,8 @@ typedef struct {
   } v;
 } pbd_Field;
 
+typedef struct pbd_LazyTree pbd_LazyTree;
+
 /* A message's fields are read through pbd_Message_Fields and
  * pbd_Message_FieldCount: a message of a shallow tree (pbd_LazyTree) is
  * read from its bytes on first use. */
@@ -86,6 +88,11 @@ const pbd_Message *pbd_Message_AnyPayload(const pbd_Message *m);
 /* Reads two messages' fields now, those of two shallow trees on two
  * threads when both are large (a walk about to compare them). */
 void pbd_Message_ReadPair(const pbd_Message *a, const pbd_Message *b);
+/* A shallow message not read yet: its bytes and the tree it is read from
+ * (0 and NULL once read).  Messages of two trees can be read on two
+ * threads at once: the trees share nothing. */
+size_t pbd_Message_UnreadBytes(const pbd_Message *m);
+const pbd_LazyTree *pbd_Message_UnreadTree(const pbd_Message *m);
 /* No field at all, and no resolved Any payload. */
 bool pbd_Message_IsEmpty(const pbd_Message *m);
 
@@ -142,7 +149,6 @@ bool pbd_Tree_Sha256(const pbd_Message *root, const pbd_ReadOptions *o, uint8_t 
  * lib/canon/canon.c) and their byte ranges.  So a walk that descends only where
  * hashes differ reads only what differs.  The buffer must have passed a hash
  * pass with the same options (so reading it cannot fail but for memory). */
-typedef struct pbd_LazyTree pbd_LazyTree;
 
 /* A shallow tree over buf; cache may be NULL.  NULL when out of memory. */
 pbd_LazyTree *pbd_LazyTree_New(const uint8_t *buf, const pbd_ReadOptions *o,
