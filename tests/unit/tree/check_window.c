@@ -131,6 +131,36 @@ START_TEST(reencoded_one_changed) {
 }
 END_TEST
 
+/* The common ends are found a block of elements at a time (blocks of 4096,
+ * 8192, 16384, then 32768 from each end): a change just before, at and just
+ * after a block's edge, from the front and from the back, and two changes
+ * at once, are each found where they are. */
+START_TEST(reencoded_change_at_block_edges) {
+  enum { n = 270000 }; /* 1.08 MB of four-byte elements */
+  const uint32_t at[] = {0, 4095, 4096, 12287, 12288, 28672, 61440, 94207, 94208,
+                         n - 1 - 4096, n - 1 - 12288, n - 1 - 28671, n - 2, n - 1};
+  for (size_t c = 0; c <= sizeof at / sizeof at[0]; c++) {
+    bool two = c == sizeof at / sizeof at[0]; /* last: 4096 and n - 1 - 12288 together */
+    uint32_t x = two ? 4096 : at[c], y = two ? n - 1 - 12288 : at[c];
+    tu_Bytes l = {0}, r = {0};
+    uint32_t from = 0;
+    for (uint32_t i = x; i <= y; i = i == y ? y + 1 : y) { /* the changed ones: x, and y */
+      tu_bytes_put_hex(&l, "7a 02 08 01", i - from);
+      tu_bytes_put_hex(&r, "7a 03 08 81 00", i - from);
+      tu_bytes_put_hex(&l, "7a 02 08 02", 1);
+      tu_bytes_put_hex(&r, "7a 03 08 83 00", 1);
+      from = i + 1;
+    }
+    tu_bytes_put_hex(&l, "7a 02 08 01", n - from);
+    tu_bytes_put_hex(&r, "7a 03 08 81 00", n - from);
+    char want[128];
+    if (two) snprintf(want, sizeof want, "changed rm[%u].a: 2 -> 3\nchanged rm[%u].a: 2 -> 3\n", x, y);
+    else snprintf(want, sizeof want, "changed rm[%u].a: 2 -> 3\n", x);
+    expect(tu_type("sem3.M"), &l, &r, want);
+  }
+}
+END_TEST
+
 /* An element added on one side of one field, another removed from a
  * second field: each field keeps its own base. */
 START_TEST(reencoded_added_and_removed) {
@@ -242,6 +272,7 @@ int main(void) {
   tcase_add_test(t, packed_scalars_in_window);
   tcase_add_test(t, wrong_wire_type_in_window);
   tcase_add_test(t, reencoded_one_changed);
+  tcase_add_test(t, reencoded_change_at_block_edges);
   tcase_add_test(t, reencoded_added_and_removed);
   tcase_add_test(t, window_at_the_first_byte);
   tcase_add_test(t, reencoded_other_fields_whole);
