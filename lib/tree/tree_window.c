@@ -213,6 +213,26 @@ typedef struct {
   bool decided, narrowed;
 } Sequence;
 
+/* Where one side's sequence elements lie: runs of elements of one sequence
+ * with no other field between them (an ONNX graph's nodes are one).  A
+ * window is cut at the runs' ends rather than by reading every field again;
+ * a message whose sequences interleave has too many runs to keep, and is
+ * read again field by field. */
+enum { kMaxRuns = 1 << 12 };
+
+typedef struct {
+  uint32_t seq;          /* its sequence, by field index */
+  uint32_t first, count; /* its elements, as the sequence counts them */
+  uint32_t end;          /* the offset after its last element */
+} Run;
+
+typedef struct { /* (padded as Offsets is: the sides are listed at once) */
+  Run *v;
+  uint32_t n;
+  bool over; /* more than kMaxRuns: not kept */
+  char pad_[128 - sizeof(Run *) - sizeof(uint32_t) - sizeof(bool)];
+} Runs;
+
 /* A message's parts (rule 3: read as one), offsets counting along them. */
 typedef struct {
   const pbd_Part *parts;
@@ -227,6 +247,7 @@ typedef struct {
   void *ctx;
   int depth_left;
   Sequence *seq; /* by field index */
+  Runs runs[2];
 } Narrowing;
 
 /* Whether fd's elements are narrowed: a repeated message, string or bytes
@@ -263,17 +284,44 @@ static bool push_offset(Offsets *o, uint32_t at) {
   return true;
 }
 
-/* Every element of every sequence field of one side, in order. */
+/* Element e of sequence seq ends at `end`: it extends the current run, or
+ * starts one (*cur NULL: the field before was no element of a sequence, or
+ * the part began). */
+static void note_run(Runs *rs, Run **cur, uint32_t seq, uint32_t e, uint32_t end) {
+  if (rs->over) return;
+  if (*cur && (*cur)->seq == seq) {
+    (*cur)->count++;
+    (*cur)->end = end;
+    return;
+  }
+  if (!rs->v) rs->v = malloc(sizeof *rs->v * kMaxRuns);
+  if (!rs->v || rs->n == kMaxRuns) {
+    rs->over = true;
+    return;
+  }
+  *cur = &rs->v[rs->n++];
+  **cur = (Run){seq, e, 1, end};
+}
+
+/* Every element of every sequence field of one side, in order, and the
+ * runs they make. */
 static bool list_elements(Narrowing *nw, const Side *sd, int k) {
   size_t base = 0;
   for (uint32_t i = 0; i < sd->nparts; base += sd->parts[i++].size) {
     const uint8_t *first = sd->parts[i].data, *p = first, *end = p + sd->parts[i].size;
+    Run *cur = NULL; /* (no run spans two parts) */
     while (p < end) {
       const uint8_t *start = p;
       pbd_WireField f;
       if (!next_field(&p, end, nw->depth_left, &f)) return false;
       Sequence *q = sequence_of(nw, &f);
-      if (q && !push_offset(&q->side[k], (uint32_t)(base + (size_t)(start - first)))) return false;
+      if (!q) {
+        cur = NULL;
+        continue;
+      }
+      uint32_t e = q->side[k].n;
+      if (!push_offset(&q->side[k], (uint32_t)(base + (size_t)(start - first)))) return false;
+      note_run(&nw->runs[k], &cur, (uint32_t)(q - nw->seq), e, (uint32_t)(base + (size_t)(p - first)));
     }
   }
   return true;
@@ -442,6 +490,51 @@ static pbd_Message *side_window(Narrowing *nw, const pbd_Message *m, const Side 
   return w;
 }
 
+/* Appends part bytes [from, to) (offsets from the part's start at `base`)
+ * to a window's parts, joined to the last when adjacent; false when there
+ * are too many. */
+static bool keep_range(pbd_Part *parts, uint32_t *n, const pbd_Part *part, size_t base, size_t from,
+                       size_t to) {
+  if (to <= from) return true;
+  const uint8_t *p = part->data + (from - base);
+  if (*n && parts[*n - 1].data + parts[*n - 1].size == p) parts[*n - 1].size += to - from;
+  else if (*n < kMaxWindowParts) parts[(*n)++] = (pbd_Part){p, to - from};
+  else return false;
+  return true;
+}
+
+/* side_window from the runs: between runs, fields are kept whole; of a run,
+ * the elements between its sequence's common ends. */
+static pbd_Message *side_window_by_runs(Narrowing *nw, const pbd_Message *m, const Side *sd, int k) {
+  const Runs *rs = &nw->runs[k];
+  pbd_Part *parts = malloc(sizeof *parts * kMaxWindowParts);
+  uint32_t n = 0, r = 0;
+  bool ok = parts != NULL;
+  size_t base = 0;
+  for (uint32_t i = 0; ok && i < sd->nparts; base += sd->parts[i++].size) {
+    size_t cursor = base, part_end = base + sd->parts[i].size;
+    for (; ok && r < rs->n; r++) {
+      const Run *run = &rs->v[r];
+      const Sequence *q = &nw->seq[run->seq];
+      const Offsets *o = &q->side[k];
+      if (o->at[run->first] >= part_end) break; /* the next part's */
+      uint32_t lo = run->first > q->prefix ? run->first : q->prefix;
+      uint32_t hi = run->first + run->count, keep_to = o->n - q->suffix;
+      size_t hi_end = run->end;
+      if (hi > keep_to) hi = keep_to, hi_end = o->at[keep_to]; /* (the next element of this run) */
+      ok = keep_range(parts, &n, &sd->parts[i], base, cursor, o->at[run->first]);
+      if (ok && lo < hi) ok = keep_range(parts, &n, &sd->parts[i], base, o->at[lo], hi_end);
+      cursor = run->end;
+    }
+    ok = ok && keep_range(parts, &n, &sd->parts[i], base, cursor, part_end);
+  }
+  pbd_Message *w = NULL;
+  if (ok && n == 0) parts[n++] = (pbd_Part){sd->parts[0].data, 0}; /* only common ends */
+  if (ok) w = pbd_TreeBuild_WindowMessage(m, parts, n);
+  free(parts);
+  return w;
+}
+
 /* The window's fields: each sequence with a common prefix or suffix, its
  * elements' indices higher by the prefix. */
 static pbd_WindowField *window_fields(const Narrowing *nw, pbd_Arena *arena, uint32_t *count) {
@@ -479,7 +572,8 @@ static void *list_job(void *p) {
 
 static void *window_job(void *p) {
   SideJob *j = p;
-  j->window = side_window(j->nw, j->m, j->sd, j->k);
+  j->window = j->nw->runs[j->k].over ? side_window(j->nw, j->m, j->sd, j->k)
+                                     : side_window_by_runs(j->nw, j->m, j->sd, j->k);
   j->ok = j->window != NULL;
   return NULL;
 }
@@ -512,18 +606,18 @@ bool pbd_Message_NarrowByHash(const pbd_Message *a, const pbd_Message *b,
   if (!unread_parts(a, &sd[0]) || !unread_parts(b, &sd[1]) || a->def != b->def || !a->def ||
       a->def->is_map_entry || !strcmp(a->def->full_name, "google.protobuf.Any"))
     return false;
-  Narrowing nw = {a->def, keep_whole, ctx, pbd_ReadOptions_MaxDepth(&sd[0].t->o) - sd[0].depth,
-                  calloc(a->def->field_count ? a->def->field_count : 1, sizeof(Sequence))};
+  Narrowing nw = {.def = a->def, .keep_whole = keep_whole, .ctx = ctx,
+                  .depth_left = pbd_ReadOptions_MaxDepth(&sd[0].t->o) - sd[0].depth,
+                  .seq = calloc(a->def->field_count ? a->def->field_count : 1, sizeof(Sequence))};
   bool ok = nw.seq && nw.depth_left > 0;
   for (uint32_t f = 0; ok && f < a->def->field_count; f++) /* decided before the threads */
     nw.seq[f] = (Sequence){.decided = true, .narrowed = narrowed(&nw, a->def->fields[f])};
   SideJob jobs[2] = {{&nw, a, &sd[0], 0, false, NULL}, {&nw, b, &sd[1], 1, false, NULL}};
   ok = ok && on_both_sides(jobs, list_job) && find_common_ends(&nw, sd);
-  for (uint32_t f = 0; nw.seq && f < a->def->field_count; f++) { /* offsets: done with */
-    free(nw.seq[f].side[0].at), free(nw.seq[f].side[1].at);
-    nw.seq[f].side[0].at = nw.seq[f].side[1].at = NULL;
-  }
   ok = ok && on_both_sides(jobs, window_job);
+  for (uint32_t f = 0; nw.seq && f < a->def->field_count; f++)
+    free(nw.seq[f].side[0].at), free(nw.seq[f].side[1].at);
+  free(nw.runs[0].v), free(nw.runs[1].v);
   pbd_Message *l = ok ? jobs[0].window : NULL, *r = ok ? jobs[1].window : NULL;
   uint32_t nfields = 0;
   pbd_WindowField *fields = r ? window_fields(&nw, sd[0].t->arena, &nfields) : NULL;

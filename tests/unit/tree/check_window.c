@@ -261,6 +261,33 @@ START_TEST(reencoded_split_message) {
 }
 END_TEST
 
+/* Both sides' graphs in two parts, cut at different nodes, the right's
+ * nodes re-encoded, one changed: in the left's second part, the right's
+ * first.  Each side's window is cut in the part that holds the change. */
+START_TEST(reencoded_split_both_sides) {
+  enum { k = 40000 }; /* 3 k nodes of 20 or 21 bytes: 2.4 MB */
+  static const char node[] = "0a 12 1a 10 6e 6e 6e 6e 6e 6e 6e 6e 6e 6e 6e 6e 6e 6e 6e 6e";
+  static const char changed[] = "0a 12 1a 10 6e 6e 6e 6e 6e 6e 6e 6e 6e 6e 6e 6e 6e 6e 6e 6d";
+  static const char again[] = "0a 13 1a 90 00 6e 6e 6e 6e 6e 6e 6e 6e 6e 6e 6e 6e 6e 6e 6e 6e";
+  tu_Bytes l = {0}, r = {0}, l1 = {0}, l2 = {0}, r1 = {0}, r2 = {0};
+  tu_bytes_put_hex(&l1, node, k); /* left: nodes [0, k), then [k, 3k) with 2k - 10 changed */
+  tu_bytes_put_hex(&l2, node, k - 10);
+  tu_bytes_put_hex(&l2, changed, 1);
+  tu_bytes_put_hex(&l2, node, k + 9);
+  tu_bytes_put_hex(&r1, again, 2 * k + 5); /* right: [0, 2k + 5), then [2k + 5, 3k) */
+  tu_bytes_put_hex(&r2, again, k - 5);
+  put_len_field(&l, 7, &l1);
+  tu_bytes_put_hex(&l, "08 08", 1);
+  put_len_field(&l, 7, &l2);
+  put_len_field(&r, 7, &r1);
+  tu_bytes_put_hex(&r, "08 08", 1);
+  put_len_field(&r, 7, &r2);
+  expect(tu_type("onnx.ModelProto"), &l, &r,
+         "changed graph.node[79990].name: \"nnnnnnnnnnnnnnnm\" -> \"nnnnnnnnnnnnnnnn\"\n");
+  free(l1.p), free(l2.p), free(r1.p), free(r2.p);
+}
+END_TEST
+
 int main(void) {
   Suite *s = suite_create("window");
   TCase *t = tcase_create("window");
@@ -278,6 +305,7 @@ int main(void) {
   tcase_add_test(t, reencoded_other_fields_whole);
   tcase_add_test(t, reencoded_unknown_of_the_same_number);
   tcase_add_test(t, reencoded_split_message);
+  tcase_add_test(t, reencoded_split_both_sides);
   suite_add_tcase(s, t);
   return tu_main(s);
 }
