@@ -400,11 +400,9 @@ static void *hash_block(void *p) {
 
 /* How many elements of a message sequence, from the prefix or suffix
  * found so far inward, are equal on both sides (at most `limit`). */
-static uint32_t equal_run(const Narrowing *nw, const Side sd[2], const Sequence *q, bool suffix,
-                          uint32_t limit, pbd_Hash128 *h0, pbd_Hash128 *h1) {
-  const pbd_FieldDef *fd = NULL;
-  for (uint32_t f = 0; f < nw->def->field_count; f++)
-    if (&nw->seq[f] == q) fd = nw->def->fields[f];
+static uint32_t equal_run(const Narrowing *nw, const Side sd[2], const Sequence *q,
+                          const pbd_FieldDef *fd, bool suffix, uint32_t limit, pbd_Hash128 *h0,
+                          pbd_Hash128 *h1) {
   uint32_t done = 0, block = kFirstBlock;
   while (done < limit) {
     uint32_t n = limit - done < block ? limit - done : block;
@@ -437,9 +435,10 @@ static bool find_common_ends(Narrowing *nw, const Side sd[2]) {
   for (uint32_t f = 0; f < nw->def->field_count; f++) {
     Sequence *q = &nw->seq[f];
     uint32_t na = q->side[0].n, nb = q->side[1].n, n = na < nb ? na : nb;
-    if (n && nw->def->fields[f]->type == kPbd_Type_Message) {
-      q->prefix = equal_run(nw, sd, q, false, n, h, h + kLastBlock);
-      q->suffix = equal_run(nw, sd, q, true, n - q->prefix, h, h + kLastBlock);
+    const pbd_FieldDef *fd = nw->def->fields[f];
+    if (n && fd->type == kPbd_Type_Message) {
+      q->prefix = equal_run(nw, sd, q, fd, false, n, h, h + kLastBlock);
+      q->suffix = equal_run(nw, sd, q, fd, true, n - q->prefix, h, h + kLastBlock);
     } else { /* strings and bytes (and unknown fields' elements) by their bytes */
       while (q->prefix < n && elements_equal(nw, sd, q, q->prefix, q->prefix)) q->prefix++;
       while (q->suffix < n - q->prefix &&

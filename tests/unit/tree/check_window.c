@@ -288,6 +288,72 @@ START_TEST(reencoded_split_both_sides) {
 }
 END_TEST
 
+/* ---- Random pairs ------------------------------------------------------------
+ * Levels of 1.2 MB made of runs of two sequences (rm messages, rs strings)
+ * with a singular field now and then between them, long runs in some pairs
+ * and runs of a few elements (too many to keep) in others; the right side
+ * re-encoded (non-minimal varints) and changed in one to three places (a
+ * value changed, an element removed or added).  The pipeline must report
+ * what the walk over the whole trees reports. */
+
+typedef struct {
+  uint8_t kind; /* 0: rm {a: v}, 1: rs "v", 2: i32 v */
+  uint8_t v;    /* below 0x80 */
+} RandomField;
+
+static uint32_t next_random(uint64_t *state) {
+  *state = *state * 6364136223846793005ull + 1442695040888963407ull;
+  return (uint32_t)(*state >> 33);
+}
+
+static void put_random_field(tu_Bytes *o, RandomField f, bool reencoded) {
+  uint8_t b[5] = {0x08, f.v}; /* i32 */
+  size_t n = 2;
+  if (f.kind == 0 && reencoded) memcpy(b, "\x7a\x03\x08\x80\x00", n = 5), b[3] |= f.v;
+  else if (f.kind == 0) memcpy(b, "\x7a\x02\x08", 3), b[3] = f.v, n = 4;
+  else if (f.kind == 1) memcpy(b, "\xba\x01\x01", 3), b[3] = f.v, n = 4;
+  tu_bytes_put(o, b, n);
+}
+
+START_TEST(random_reencoded_pairs) {
+  enum { n = 300000, kPairs = 8 };
+  RandomField *l = malloc(sizeof *l * n), *r = malloc(sizeof *r * (n + 3));
+  for (uint64_t pair = 0, state = 20261203; pair < kPairs; pair++) {
+    bool short_runs = pair % 4 == 3;
+    for (uint32_t i = 0; i < n;) { /* a run of one sequence, maybe a singular field after */
+      uint32_t len = short_runs ? 1 + next_random(&state) % 3 : 1000 + next_random(&state) % 60000;
+      uint8_t kind = (uint8_t)(next_random(&state) % 2);
+      for (uint32_t k = 0; k < len && i < n; k++) l[i++] = (RandomField){kind, (uint8_t)(next_random(&state) % 4)};
+      if (i < n && next_random(&state) % 3 == 0) l[i++] = (RandomField){2, (uint8_t)(next_random(&state) % 2)};
+    }
+    memcpy(r, l, sizeof *l * n);
+    uint32_t m = n, edits = 1 + next_random(&state) % 3;
+    for (uint32_t e = 0; e < edits; e++) {
+      uint32_t at = next_random(&state) % m, what = next_random(&state) % 3;
+      while (what < 2 && r[at].kind == 2) at = (at + 1) % m; /* (i32's last value alone counts) */
+      if (what == 0) {
+        r[at].v = (uint8_t)((r[at].v + 1) % 4 + 4); /* a value neither side had there */
+      } else if (what == 1) {
+        memmove(r + at, r + at + 1, sizeof *r * (m - at - 1)), m--;
+      } else {
+        memmove(r + at + 1, r + at, sizeof *r * (m - at)), m++;
+        r[at] = (RandomField){(uint8_t)(next_random(&state) % 2), 9};
+      }
+    }
+    tu_Bytes lb = {0}, rb = {0};
+    for (uint32_t i = 0; i < n; i++) put_random_field(&lb, l[i], false);
+    for (uint32_t i = 0; i < m; i++) put_random_field(&rb, r[i], true);
+    pbd_ReadOptions o;
+    memset(&o, 0, sizeof o);
+    o.hash_seed = 7;
+    o.pool = tu_type_pool("sem3.M");
+    free(tu_diff_both_ways(tu_type("sem3.M"), lb.p, lb.n, rb.p, rb.n, &o));
+    free(lb.p), free(rb.p);
+  }
+  free(l), free(r);
+}
+END_TEST
+
 int main(void) {
   Suite *s = suite_create("window");
   TCase *t = tcase_create("window");
@@ -306,6 +372,7 @@ int main(void) {
   tcase_add_test(t, reencoded_unknown_of_the_same_number);
   tcase_add_test(t, reencoded_split_message);
   tcase_add_test(t, reencoded_split_both_sides);
+  tcase_add_test(t, random_reencoded_pairs);
   suite_add_tcase(s, t);
   return tu_main(s);
 }
