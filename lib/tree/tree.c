@@ -230,20 +230,16 @@ static bool add_scalar(Ctx *c, pbd_Message *m, const pbd_FieldDef *fd, uint64_t 
 static void append_fixed(FieldBuild *s, pbd_FieldType t, const uint8_t *p, size_t stride,
                          size_t width, size_t n) {
   uint64_t *out = s->f.v.scalars + s->f.count;
-  if (width == 8) {
-    for (size_t i = 0; i < n; i++, p += stride) pbd_Wire_ReadFixed64(p, p + 8, &out[i]);
-  } else if (t == kPbd_Type_SFixed32) { /* as pbd_FieldType_DecodeScalar: sign-extended */
-    for (size_t i = 0; i < n; i++, p += stride) {
+  for (size_t i = 0; i < n; i++, p += stride) {
+    uint64_t raw = 0;
+    if (width == 8) {
+      pbd_Wire_ReadFixed64(p, p + 8, &raw);
+    } else {
       uint32_t v = 0;
       pbd_Wire_ReadFixed32(p, p + 4, &v);
-      out[i] = (uint64_t)(int64_t)(int32_t)v;
+      raw = v;
     }
-  } else { /* float, fixed32: zero-extended */
-    for (size_t i = 0; i < n; i++, p += stride) {
-      uint32_t v = 0;
-      pbd_Wire_ReadFixed32(p, p + 4, &v);
-      out[i] = v;
-    }
+    out[i] = pbd_FieldType_DecodeScalar(t, raw);
   }
   s->f.count += (uint32_t)n;
 }
