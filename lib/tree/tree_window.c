@@ -366,6 +366,16 @@ static bool elements_equal(const Narrowing *nw, const Side sd[2], const Sequence
          pbd_Hash128_Equal(ha, hb);
 }
 
+/* fn on each side's job, RIGHT's on a thread of its own when the sides
+ * are two trees (which share nothing: arenas, hashers, caches). */
+static void both_sides(const Side sd[2], void *(*fn)(void *), void *left, void *right) {
+  pthread_t th;
+  bool threaded = sd[0].t != sd[1].t && pthread_create(&th, NULL, fn, right) == 0;
+  fn(left);
+  if (threaded) pthread_join(th, NULL);
+  else fn(right);
+}
+
 /* A message sequence's common ends are found a block of elements at a
  * time, each side's hashes (a cache lookup each, a few hundred thousand
  * for an ONNX graph's nodes) looked up on its own thread while the other
@@ -412,11 +422,7 @@ static uint32_t equal_run(const Narrowing *nw, const Side sd[2], const Sequence 
       uint32_t first = suffix ? o->n - 1 - q->suffix - done : q->prefix + done;
       jobs[k] = (BlockJob){nw, &sd[k], o, fd, first, suffix ? -1 : 1, n, 0, k ? h1 : h0};
     }
-    pthread_t th;
-    bool threaded = sd[0].t != sd[1].t && pthread_create(&th, NULL, hash_block, &jobs[1]) == 0;
-    hash_block(&jobs[0]);
-    if (threaded) pthread_join(th, NULL);
-    else hash_block(&jobs[1]);
+    both_sides(sd, hash_block, &jobs[0], &jobs[1]);
     uint32_t both = jobs[0].got < jobs[1].got ? jobs[0].got : jobs[1].got, i = 0;
     while (i < both && pbd_Hash128_Equal(h0[i], h1[i])) i++;
     done += i;
@@ -577,13 +583,8 @@ static void *window_job(void *p) {
   return NULL;
 }
 
-static bool on_both_sides(SideJob jobs[2], void *(*fn)(void *)) {
-  pthread_t th;
-  bool threaded = jobs[0].sd->t != jobs[1].sd->t &&
-                  pthread_create(&th, NULL, fn, &jobs[1]) == 0;
-  fn(&jobs[0]);
-  if (threaded) pthread_join(th, NULL);
-  else fn(&jobs[1]);
+static bool on_both_sides(SideJob jobs[2], const Side sd[2], void *(*fn)(void *)) {
+  both_sides(sd, fn, &jobs[0], &jobs[1]);
   return jobs[0].ok && jobs[1].ok;
 }
 
@@ -612,8 +613,8 @@ bool pbd_Message_NarrowByHash(const pbd_Message *a, const pbd_Message *b,
   for (uint32_t f = 0; ok && f < a->def->field_count; f++) /* decided before the threads */
     nw.seq[f] = (Sequence){.decided = true, .narrowed = narrowed(&nw, a->def->fields[f])};
   SideJob jobs[2] = {{&nw, a, &sd[0], 0, false, NULL}, {&nw, b, &sd[1], 1, false, NULL}};
-  ok = ok && on_both_sides(jobs, list_job) && find_common_ends(&nw, sd);
-  ok = ok && on_both_sides(jobs, window_job);
+  ok = ok && on_both_sides(jobs, sd, list_job) && find_common_ends(&nw, sd);
+  ok = ok && on_both_sides(jobs, sd, window_job);
   for (uint32_t f = 0; nw.seq && f < a->def->field_count; f++)
     free(nw.seq[f].side[0].at), free(nw.seq[f].side[1].at);
   free(nw.runs[0].v), free(nw.runs[1].v);
