@@ -244,6 +244,9 @@ bool pbd_Cli_ReadInput(const pbd_CliOptions *o, const pbd_CliSchema *schema, int
                        const char *path, const char *display, pbd_InputFormat format,
                        const pbd_ReadOptions *topts, pbd_CliInput *in, pbd_CliError *e);
 void pbd_Cli_FreeInput(pbd_CliInput *in);
+/* pbd_Input_Release for in's bytes [begin, end), where they are the file's
+ * own (mapped, not inflated or decoded from text). */
+void pbd_Cli_ReleaseInput(const pbd_CliInput *in, size_t begin, size_t end);
 
 /* Compares LEFT and RIGHT with the options (config already applied) and
  * writes the report to out.  lname/rname are the names shown (NULL: the

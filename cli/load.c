@@ -550,6 +550,11 @@ bool pbd_Cli_ReadInput(const pbd_CliOptions *o, const pbd_CliSchema *schema, int
   return true;
 }
 
+void pbd_Cli_ReleaseInput(const pbd_CliInput *in, size_t begin, size_t end) {
+  const pbd_Input *raw = in->input_;
+  if (raw && raw->data == in->data) pbd_Input_Release(raw, begin, end);
+}
+
 void pbd_Cli_FreeInput(pbd_CliInput *in) {
   pbd_Arena_Free(in->arena);
   pbd_MemBudget_Free(in->budget_);

@@ -16,7 +16,9 @@
  * key is the file's path under its directory and the record's index.
  *
  * The inputs stay mapped (or, gzip-compressed, inflated) for the run: the
- * pairs that differ are read again from them. */
+ * pairs that differ are read again from them.  A mapped file's pages are
+ * given back behind the key pass (pbd_Cli_ReleaseInput), so the run holds
+ * its index, not its inputs; the pairs that differ map theirs again. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -30,6 +32,7 @@
 #include "pbdiff/pbdiff.h"
 
 enum { kMaxDuplicateLines = 10 };
+enum { kReleaseBytes = 4 << 20 }; /* the key pass lets go of its input this much at a time */
 
 typedef struct {
   const char *root;        /* as given */
@@ -161,7 +164,17 @@ static bool read_file(Run *run, Side *s, int side, size_t f) {
   pbd_Hasher *ignore_hasher = s->ignore ? pbd_Hasher_New(s->inputs[f].data, ro, NULL) : NULL;
   bool ok = hasher && (ignore_hasher || !s->ignore);
   if (!ok) pbd_CliError_Set(&s->e, false, "out of memory");
-  for (size_t i = 0; ok && i < s->inputs[f].nmsgs; i++) {
+  /* The file is not held while the index grows: the framing's pass let go
+   * of, and the key pass lets go of what it has read, a few MiB at a time.
+   * The pairs that differ map their pages again, from the page cache. */
+  const pbd_CliInput *in = &s->inputs[f];
+  pbd_Cli_ReleaseInput(in, 0, in->size);
+  size_t kept_from = 0;
+  for (size_t i = 0; ok && i < in->nmsgs; i++) {
+    if (in->begin[i] >= kept_from && in->begin[i] - kept_from >= kReleaseBytes) {
+      pbd_Cli_ReleaseInput(in, kept_from, in->begin[i]);
+      kept_from = in->begin[i];
+    }
     pbd_Status st;
     pbd_Status_Clear(&st);
     if (!index_record(run, s, side, f, i, hasher, ignore_hasher, &st)) {
@@ -174,6 +187,7 @@ static bool read_file(Run *run, Side *s, int side, size_t f) {
       ok = false;
     }
   }
+  pbd_Cli_ReleaseInput(in, kept_from, in->size);
   pbd_Hasher_Free(hasher);
   pbd_Hasher_Free(ignore_hasher);
   return ok;

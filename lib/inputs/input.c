@@ -214,6 +214,14 @@ void pbd_Input_Close(pbd_Input *in) {
   in->kind_ = kEmpty;
 }
 
+void pbd_Input_Release(const pbd_Input *in, size_t begin, size_t end) {
+  if (in->kind_ != kMapped || end > in->size || begin >= end) return;
+  uintptr_t base = (uintptr_t)in->data;
+  uintptr_t from = (base + begin + g_page - 1) & ~(g_page - 1), to = (base + end) & ~(g_page - 1);
+  if (end == in->size) to = (base + end + g_page - 1) & ~(g_page - 1); /* the last page's tail is the mapping's */
+  if (from < to) (void)madvise((void *)from, to - from, MADV_DONTNEED); /* advice: may fail harmlessly */
+}
+
 const char *pbd_Input_DisplayName(const pbd_Input *in) {
   return strcmp(in->name, "-") == 0 ? "standard input" : in->name;
 }

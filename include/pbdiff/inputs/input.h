@@ -41,6 +41,14 @@ bool pbd_Input_WasTruncated(const pbd_Input *in);
  * do what is async-signal-safe (write(2), _exit(2)); the pbdiff command's
  * writes one line and exits with status 2. */
 void pbd_Input_OnTruncated(void (*fn)(const char *name));
+/* Gives back the pages that hold in's bytes [begin, end) to the operating
+ * system (only pages wholly inside the range).  For a mapped file they
+ * leave the process's memory but not the page cache: a later read maps
+ * them again, unchanged, without reading the disk.  An input read into
+ * memory (standard input, a pipe) keeps its bytes.  A corpus's key pass
+ * calls it behind itself, so that its inputs are not held while its index
+ * grows (docs/scale.md, "Corpora"). */
+void pbd_Input_Release(const pbd_Input *in, size_t begin, size_t end);
 /* The name to show in messages: the path, or "standard input" for "-". */
 const char *pbd_Input_DisplayName(const pbd_Input *in);
 
