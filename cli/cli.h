@@ -243,6 +243,13 @@ bool pbd_Cli_CheckKafkaKey(const pbd_CliOptions *o, const pbd_RecordKey *k, pbd_
 bool pbd_Cli_ReadInput(const pbd_CliOptions *o, const pbd_CliSchema *schema, int side,
                        const char *path, const char *display, pbd_InputFormat format,
                        const pbd_ReadOptions *topts, pbd_CliInput *in, pbd_CliError *e);
+/* pbd_Cli_ReadInput for a file of a corpus (--record-key): its records'
+ * spans only, and the file's pages given back as the framing cuts them
+ * (pbd_Input_Release; the key pass reads them again from the page cache),
+ * so that a run does not hold its inputs. */
+bool pbd_Cli_ReadCorpusInput(const pbd_CliOptions *o, const pbd_CliSchema *schema,
+                             const char *path, pbd_InputFormat format, pbd_CliInput *in,
+                             pbd_CliError *e);
 void pbd_Cli_FreeInput(pbd_CliInput *in);
 /* pbd_Input_Release for in's bytes [begin, end), where they are the file's
  * own (mapped, not inflated or decoded from text). */

@@ -317,7 +317,7 @@ static bool reads_as_kafka(const uint8_t *p, size_t n) {
   pbd_Status s;
   pbd_Status_Clear(&s);
   bool ok = pbd_Input_SplitFramedMeta(kPbd_Framing_Confluent, p, n, 0, NULL, &begin, &end, &count,
-                                      &meta, &s);
+                                      &meta, NULL, &s);
   for (size_t i = 0; ok && i < count; i++) values += meta.records[i].value == kPbd_RecordValue_Present;
   pbd_FramedMeta_Free(&meta);
   free(begin), free(end);
@@ -420,10 +420,23 @@ static bool record_types(const pbd_CliSchema *schema, pbd_CliInput *in) {
   return true;
 }
 
-bool pbd_Cli_ReadInput(const pbd_CliOptions *o, const pbd_CliSchema *schema, int side,
-                       const char *path, const char *display, pbd_InputFormat format,
-                       const pbd_ReadOptions *topts, pbd_CliInput *in, pbd_CliError *e) {
-  (void)side; /* the side's own schema is already in `schema` */
+/* The framing's progress, for a corpus's file: what it has cut is given
+ * back behind it. */
+typedef struct {
+  const pbd_CliInput *in;
+  size_t from; /* given back up to here */
+} ReleaseBehind;
+
+static void release_behind(void *ctx, size_t n) {
+  ReleaseBehind *r = ctx;
+  pbd_Cli_ReleaseInput(r->in, r->from, n);
+  r->from = n;
+}
+
+static bool read_input(const pbd_CliOptions *o, const pbd_CliSchema *schema, const char *path,
+                       const char *display, pbd_InputFormat format,
+                       const pbd_ReadOptions *topts, bool release, pbd_CliInput *in,
+                       pbd_CliError *e) {
   memset(in, 0, sizeof *in);
   pbd_Status s;
   pbd_Status_Clear(&s);
@@ -497,8 +510,11 @@ bool pbd_Cli_ReadInput(const pbd_CliOptions *o, const pbd_CliSchema *schema, int
   if (o->delimited) {
     pbd_Framing f = o->framing ? o->framing : kPbd_Framing_Delimited;
     pbd_Buf inflated = {0}; /* gRPC messages that were compressed */
+    ReleaseBehind behind = {in, 0};
+    pbd_SplitProgress progress = {release_behind, &behind};
     if (!pbd_Input_SplitFramedMeta(f, in->data, in->size, max_input(o), &inflated, &in->begin,
-                                   &in->end, &in->nmsgs, &in->meta, &s)) {
+                                   &in->end, &in->nmsgs, &in->meta, release ? &progress : NULL,
+                                   &s)) {
       pbd_Buf_Free(&inflated);
       pbd_CliError_FromStatus(e, in->name, &s);
       if (f == kPbd_Framing_Delimited && reads_as_kafka(in->data, in->size))
@@ -548,6 +564,19 @@ bool pbd_Cli_ReadInput(const pbd_CliOptions *o, const pbd_CliSchema *schema, int
     }
   }
   return true;
+}
+
+bool pbd_Cli_ReadInput(const pbd_CliOptions *o, const pbd_CliSchema *schema, int side,
+                       const char *path, const char *display, pbd_InputFormat format,
+                       const pbd_ReadOptions *topts, pbd_CliInput *in, pbd_CliError *e) {
+  (void)side; /* the side's own schema is already in `schema` */
+  return read_input(o, schema, path, display, format, topts, false, in, e);
+}
+
+bool pbd_Cli_ReadCorpusInput(const pbd_CliOptions *o, const pbd_CliSchema *schema,
+                             const char *path, pbd_InputFormat format, pbd_CliInput *in,
+                             pbd_CliError *e) {
+  return read_input(o, schema, path, NULL, format, NULL, true, in, e);
 }
 
 void pbd_Cli_ReleaseInput(const pbd_CliInput *in, size_t begin, size_t end) {

@@ -133,7 +133,7 @@ static void hint_encoding(const pbd_CliInput *in, const pbd_CliOptions *o, pbd_C
   pbd_FramedMeta meta = {0};
   bool kafka = o->framing != kPbd_Framing_Confluent &&
                pbd_Input_SplitFramedMeta(kPbd_Framing_Confluent, in->data, in->size, 0, NULL,
-                                         &begin, &end, &count, &meta, &s);
+                                         &begin, &end, &count, &meta, NULL, &s);
   size_t values = 0; /* zero bytes split as empty values: a value says more */
   for (size_t i = 0; kafka && i < count; i++) values += meta.records[i].value == kPbd_RecordValue_Present;
   pbd_FramedMeta_Free(&meta);

@@ -43,6 +43,8 @@ typedef struct {
   pbd_CliSchema schema;
   pbd_RecordKey key;
   pbd_RecordIndex *index;
+  uint32_t **spans;        /* per file: where each record begins and ends, in 4 bytes
+                              each (compact_spans), or NULL: the input's own arrays */
   size_t dup_lines;
   /* the key pass's own, so that the two sides can be read at once */
   pbd_IgnoreHash *ignore;  /* the hash under --ignore, or NULL: the plain hash */
@@ -91,8 +93,9 @@ static bool list_side(const pbd_CliOptions *o, Side *s, pbd_CliError *e) {
     return false;
   }
   s->inputs = calloc(s->nfiles ? s->nfiles : 1, sizeof *s->inputs);
+  s->spans = calloc(s->nfiles ? s->nfiles : 1, sizeof *s->spans);
   s->index = pbd_RecordIndex_New();
-  bool ok = s->inputs && s->index;
+  bool ok = s->inputs && s->spans && s->index;
   if (ok && s->rels) {
     s->paths = calloc(s->nfiles ? s->nfiles : 1, sizeof *s->paths);
     for (size_t f = 0; s->paths && f < s->nfiles && ok; f++)
@@ -103,6 +106,38 @@ static bool list_side(const pbd_CliOptions *o, Side *s, pbd_CliError *e) {
   return ok;
 }
 
+/* Where record i of file f is: [*begin, *end) of its input's bytes. */
+static void record_span(const Side *s, size_t f, size_t i, size_t *begin, size_t *end) {
+  const uint32_t *sp = s->spans ? s->spans[f] : NULL;
+  *begin = sp ? sp[2 * i] : s->inputs[f].begin[i];
+  *end = sp ? sp[2 * i + 1] : s->inputs[f].end[i];
+}
+
+static pbd_Part record_bytes(const Side *s, size_t f, size_t i) {
+  size_t b, e;
+  record_span(s, f, i, &b, &e);
+  return (pbd_Part){s->inputs[f].data + b, e - b};
+}
+
+/* The framing's spans are two size_t a record, kept for the run: where a
+ * file's bytes fit in 4 GiB, they are kept in 4 bytes each instead (the
+ * index is the run's memory: docs/scale.md, "Corpora"). */
+static bool compact_spans(Side *s, size_t f) {
+  pbd_CliInput *in = &s->inputs[f];
+  if (in->size > UINT32_MAX || in->nmsgs == 0) return true;
+  uint32_t *sp = malloc(2 * in->nmsgs * sizeof *sp);
+  if (!sp) return false;
+  for (size_t i = 0; i < in->nmsgs; i++) {
+    sp[2 * i] = (uint32_t)in->begin[i];
+    sp[2 * i + 1] = (uint32_t)in->end[i];
+  }
+  free(in->begin);
+  free(in->end);
+  in->begin = in->end = NULL;
+  s->spans[f] = sp;
+  return true;
+}
+
 /* The key of a record by position (no --record-key): `REL#I`. */
 static void position_key(const Side *s, size_t f, size_t i, pbd_Buf *out) {
   pbd_Buf_Printf(out, "%s#%zu", s->rels ? s->rels[f] : "", i);
@@ -111,12 +146,12 @@ static void position_key(const Side *s, size_t f, size_t i, pbd_Buf *out) {
 /* The hash a record is paired by: under --ignore, its hash with the
  * ignored fields left out where that hash can be had (then the pairs that
  * differ only there are equal without a walk), else its hash. */
-static bool pairing_hash(const Side *s, const pbd_CliInput *in, size_t i,
+static bool pairing_hash(const Side *s, const pbd_CliInput *in, size_t begin, size_t end,
                          const pbd_MessageDef *type, const pbd_ReadOptions *ro,
                          pbd_Hasher *hasher, pbd_Buf *scratch, pbd_Hash128 *h, pbd_Status *st) {
   if (!s->ignore || type != pbd_IgnoreHash_Type(s->ignore)) return true;
   pbd_Hash128 ih;
-  if (pbd_IgnoreHash_Hash(s->ignore, hasher, in->data, in->begin[i], in->end[i], ro, scratch, &ih, st))
+  if (pbd_IgnoreHash_Hash(s->ignore, hasher, in->data, begin, end, ro, scratch, &ih, st))
     *h = ih;
   return pbd_Status_IsOk(st);
 }
@@ -127,19 +162,21 @@ static bool index_record(Run *run, Side *s, int side, size_t f, size_t i, pbd_Ha
   const pbd_ReadOptions *ro = side == 1 ? &run->lread : &run->rread;
   pbd_Hash128 h;
   pbd_Buf_Truncate(&s->key_text, 0);
-  pbd_Part part = {in->data + in->begin[i], in->end[i] - in->begin[i]};
+  size_t begin, end;
+  record_span(s, f, i, &begin, &end);
+  pbd_Part part = {in->data + begin, end - begin};
   const pbd_MessageDef *type = pbd_Cli_RecordType(in, &s->schema, i); /* Confluent indexes */
   if (!pbd_Hasher_HashParts(hasher, type, &part, 1, 0, &h, NULL, st)) return false;
   if (run->o->record_key) {
     pbd_StrView kafka;
-    if (!pbd_RecordKey_ReadWithKafkaKey(&s->key, type, in->data, in->begin[i],
-                                        in->end[i], h, ro, pbd_Cli_KafkaKey(in, i, &kafka),
+    if (!pbd_RecordKey_ReadWithKafkaKey(&s->key, type, in->data, begin, end, h, ro,
+                                        pbd_Cli_KafkaKey(in, i, &kafka),
                                         s->arena, &s->key_text, st))
       return false;
   } else {
     position_key(s, f, i, &s->key_text);
   }
-  if (!pairing_hash(s, in, i, type, ro, ignore_hasher, &s->scratch, &h, st)) return false;
+  if (!pairing_hash(s, in, begin, end, type, ro, ignore_hasher, &s->scratch, &h, st)) return false;
   if (s->key_text.oom || !pbd_RecordIndex_Add(s->index, s->key_text.data ? s->key_text.data : "",
                                          s->key_text.len, (uint32_t)f, i, h)) {
     if (pbd_RecordIndex_Full(s->index)) /* records are numbered in 4 bytes */
@@ -155,25 +192,32 @@ static bool index_record(Run *run, Side *s, int side, size_t f, size_t i, pbd_Ha
 
 static bool read_file(Run *run, Side *s, int side, size_t f) {
   const pbd_ReadOptions *ro = side == 1 ? &run->lread : &run->rread;
-  if (!pbd_Cli_ReadInput(run->o, &s->schema, side, s->paths ? s->paths[f] : s->root, NULL,
-                         side == 1 ? run->o->left_format : run->o->right_format, NULL,
-                         &s->inputs[f], &s->e))
+  if (!pbd_Cli_ReadCorpusInput(run->o, &s->schema, s->paths ? s->paths[f] : s->root,
+                               side == 1 ? run->o->left_format : run->o->right_format,
+                               &s->inputs[f], &s->e))
     return false;
   /* hashers per file: their working memory serves every record */
   pbd_Hasher *hasher = pbd_Hasher_New(s->inputs[f].data, ro, NULL);
   pbd_Hasher *ignore_hasher = s->ignore ? pbd_Hasher_New(s->inputs[f].data, ro, NULL) : NULL;
   bool ok = hasher && (ignore_hasher || !s->ignore);
   if (!ok) pbd_CliError_Set(&s->e, false, "out of memory");
-  /* The file is not held while the index grows: the framing's pass let go
-   * of, and the key pass lets go of what it has read, a few MiB at a time.
-   * The pairs that differ map their pages again, from the page cache. */
+  /* The file is not held while the index grows: the framing gave back
+   * what it cut but the last few MiB, and the key pass gives back what it
+   * has read, a few MiB at a time.  The pairs that differ map their pages
+   * again, from the page cache. */
   const pbd_CliInput *in = &s->inputs[f];
   pbd_Cli_ReleaseInput(in, 0, in->size);
   size_t kept_from = 0;
+  if (ok && !compact_spans(s, f)) {
+    pbd_CliError_Set(&s->e, false, "out of memory");
+    ok = false;
+  }
   for (size_t i = 0; ok && i < in->nmsgs; i++) {
-    if (in->begin[i] >= kept_from && in->begin[i] - kept_from >= kReleaseBytes) {
-      pbd_Cli_ReleaseInput(in, kept_from, in->begin[i]);
-      kept_from = in->begin[i];
+    size_t begin, end;
+    record_span(s, f, i, &begin, &end);
+    if (begin >= kept_from && begin - kept_from >= kReleaseBytes) {
+      pbd_Cli_ReleaseInput(in, kept_from, begin);
+      kept_from = begin;
     }
     pbd_Status st;
     pbd_Status_Clear(&st);
@@ -304,9 +348,11 @@ static int one_side(Run *run, const Side *s, const pbd_Record *rec, bool added) 
   pbd_ArenaMark mark = pbd_Arena_Mark(run->arena);
   const pbd_ReadOptions *ro = added ? &run->rread : &run->lread;
   /* only a report shows the record (statistics count it, -q stops at it) */
+  size_t begin, end;
+  record_span(s, rec->source, rec->index, &begin, &end);
   pbd_Message *m = !run->rep ? NULL
-      : pbd_Tree_Parse(pbd_Cli_RecordType(in, &s->schema, rec->index), in->data,
-                       in->begin[rec->index], in->end[rec->index], ro, run->arena, &st);
+      : pbd_Tree_Parse(pbd_Cli_RecordType(in, &s->schema, rec->index), in->data, begin, end,
+                       ro, run->arena, &st);
   if (run->rep && !m) {
     pbd_CliError_FromStatus(run->e, in->name, &st);
     run->failed = true;
@@ -326,10 +372,10 @@ static int one_side(Run *run, const Side *s, const pbd_Record *rec, bool added) 
 static void pair_inputs(const Run *run, const pbd_Record *lr, const pbd_Record *rr,
                         pbd_CompareInput *a, pbd_CompareInput *b, pbd_CompareOptions *co) {
   const pbd_CliInput *li = &run->l.inputs[lr->source], *ri = &run->r.inputs[rr->source];
-  *a = (pbd_CompareInput){li->data + li->begin[lr->index],
-                          li->end[lr->index] - li->begin[lr->index], false, NULL, NULL, 1};
-  *b = (pbd_CompareInput){ri->data + ri->begin[rr->index],
-                          ri->end[rr->index] - ri->begin[rr->index], false, NULL, NULL, 1};
+  pbd_Part lp = record_bytes(&run->l, lr->source, lr->index);
+  pbd_Part rp = record_bytes(&run->r, rr->source, rr->index);
+  *a = (pbd_CompareInput){lp.data, lp.size, false, NULL, NULL, 1};
+  *b = (pbd_CompareInput){rp.data, rp.size, false, NULL, NULL, 1};
   *co = run->compare;
   co->parallel = false; /* the pairs are what runs in parallel */
   if (li->types || ri->types) { /* each record read as the type its indexes name */
@@ -588,6 +634,8 @@ static void setup_reading(Run *run, bool two) {
 static void free_side(Side *s) {
   for (size_t f = 0; s->inputs && f < s->nfiles; f++) pbd_Cli_FreeInput(&s->inputs[f]);
   free(s->inputs);
+  for (size_t f = 0; s->spans && f < s->nfiles; f++) free(s->spans[f]);
+  free(s->spans);
   for (size_t f = 0; s->rels && f < s->nfiles; f++) free(s->rels[f]);
   for (size_t f = 0; s->paths && f < s->nfiles; f++) free(s->paths[f]);
   free(s->rels);

@@ -59,9 +59,17 @@ uint32_t pbd_Crc32c_Mask(uint32_t crc) { return ((crc >> 15) | (crc << 17)) + 0x
 
 typedef struct {
   size_t **begin, **end, *count, cap;
+  const pbd_SplitProgress *progress; /* or NULL */
+  size_t told;                       /* what progress was last told */
 } Spans;
 
+enum { kProgressBytes = 4 << 20 };
+
 static bool push_span(Spans *sp, size_t b, size_t e, pbd_Status *s) {
+  if (sp->progress && b >= sp->told + kProgressBytes) { /* nothing before b is read again */
+    sp->progress->done(sp->progress->ctx, b);
+    sp->told = b;
+  }
   if (*sp->count == sp->cap) {
     sp->cap = sp->cap ? sp->cap * 2 : 16;
     size_t *nb = realloc(*sp->begin, sizeof *nb * sp->cap);
@@ -515,8 +523,9 @@ void pbd_RecordMeta_Format(pbd_Buf *out, const pbd_FramedMeta *m, size_t i) {
 
 bool pbd_Input_SplitFramedMeta(pbd_Framing f, const uint8_t *data, size_t size, size_t max_bytes,
                                pbd_Buf *inflated, size_t **begin, size_t **end, size_t *count,
-                               pbd_FramedMeta *meta, pbd_Status *s) {
-  Spans sp = {begin, end, count, 0};
+                               pbd_FramedMeta *meta, const pbd_SplitProgress *progress,
+                               pbd_Status *s) {
+  Spans sp = {begin, end, count, 0, f == kPbd_Framing_Grpc ? NULL : progress, 0};
   MetaOut mo = {.meta = meta};
   *count = 0;
   if (meta) meta->base = data;
@@ -538,5 +547,6 @@ bool pbd_Input_SplitFramedMeta(pbd_Framing f, const uint8_t *data, size_t size, 
 bool pbd_Input_SplitFramed(pbd_Framing f, const uint8_t *data, size_t size, size_t max_bytes,
                            pbd_Buf *inflated, size_t **begin, size_t **end, size_t *count,
                            pbd_Status *s) {
-  return pbd_Input_SplitFramedMeta(f, data, size, max_bytes, inflated, begin, end, count, NULL, s);
+  return pbd_Input_SplitFramedMeta(f, data, size, max_bytes, inflated, begin, end, count, NULL,
+                                   NULL, s);
 }

@@ -106,12 +106,24 @@ typedef struct {
   bool keyed;              /* the framing carries Kafka keys (has_key says which) */
 } pbd_FramedMeta;
 
+/* How far a split has read, for a caller that gives back what is behind
+ * it (a corpus's files: pbd_Input_Release): done(ctx, n) says that the
+ * split will not read data[0, n) again.  Called every few MiB, in the
+ * input's own bytes only (not for gRPC, whose spans may be in an inflated
+ * buffer). */
+typedef struct {
+  void (*done)(void *ctx, size_t n);
+  void *ctx;
+} pbd_SplitProgress;
+
 /* pbd_Input_SplitFramed, and when meta is not NULL, each record's metadata
  * in it (malloc'd: pbd_FramedMeta_Free, also on failure; records stays NULL
- * for the framings without metadata).  meta must start zeroed. */
+ * for the framings without metadata).  meta must start zeroed; progress
+ * may be NULL. */
 bool pbd_Input_SplitFramedMeta(pbd_Framing f, const uint8_t *data, size_t size, size_t max_bytes,
                                pbd_Buf *inflated, size_t **begin, size_t **end, size_t *count,
-                               pbd_FramedMeta *meta, pbd_Status *s);
+                               pbd_FramedMeta *meta, const pbd_SplitProgress *progress,
+                               pbd_Status *s);
 void pbd_FramedMeta_Free(pbd_FramedMeta *meta);
 
 /* Whether two records' metadata differ (schema id, index path, or whether

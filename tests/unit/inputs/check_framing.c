@@ -104,7 +104,7 @@ START_TEST(confluent_spans_and_metadata) {
   pbd_Status s;
   pbd_Status_Clear(&s);
   ck_assert(pbd_Input_SplitFramedMeta(kPbd_Framing_Confluent, buf, sizeof buf, 0, NULL, &b, &e,
-                                      &count, &m, &s));
+                                      &count, &m, NULL, &s));
   ck_assert_uint_eq(count, 2);
   ck_assert_uint_eq(b[0], 10);
   ck_assert_uint_eq(e[0], 12);
@@ -123,7 +123,7 @@ START_TEST(confluent_spans_and_metadata) {
   pbd_FramedMeta_Free(&m);
   /* one value, the whole input: the message starts after the index list */
   ck_assert(pbd_Input_SplitFramedMeta(kPbd_Framing_ConfluentValue, buf + 16, 10, 0, NULL, &b, &e,
-                                      &count, &m, &s));
+                                      &count, &m, NULL, &s));
   ck_assert_uint_eq(count, 1);
   ck_assert_uint_eq(b[0], 9);
   ck_assert_uint_eq(e[0], 10);
@@ -145,7 +145,7 @@ static void expect_error(pbd_Framing f, const uint8_t *d, size_t n, const char *
   pbd_FramedMeta m = {0};
   pbd_Status s;
   pbd_Status_Clear(&s);
-  ck_assert(!pbd_Input_SplitFramedMeta(f, d, n, 0, NULL, &b, &e, &count, &m, &s));
+  ck_assert(!pbd_Input_SplitFramedMeta(f, d, n, 0, NULL, &b, &e, &count, &m, NULL, &s));
   ck_assert_str_eq(s.msg, msg);
   ck_assert_uint_eq(s.offset, offset);
   pbd_FramedMeta_Free(&m);
@@ -197,7 +197,7 @@ START_TEST(confluent_records_without_a_value) {
   pbd_Status s;
   pbd_Status_Clear(&s);
   ck_assert_msg(pbd_Input_SplitFramedMeta(kPbd_Framing_Confluent, buf, sizeof buf, 0, NULL, &b,
-                                          &e, &count, &m, &s), "%s", s.msg);
+                                          &e, &count, &m, NULL, &s), "%s", s.msg);
   ck_assert_uint_eq(count, 3);
   ck_assert_uint_eq(b[0], e[0]);
   ck_assert_uint_eq(b[1], e[1]);
@@ -218,11 +218,74 @@ START_TEST(confluent_records_without_a_value) {
   /* one value saved to a file, empty */
   b = e = NULL;
   ck_assert(pbd_Input_SplitFramedMeta(kPbd_Framing_ConfluentValue, buf, 0, 0, NULL, &b, &e,
-                                      &count, &m, &s));
+                                      &count, &m, NULL, &s));
   ck_assert_uint_eq(count, 1);
   ck_assert_int_eq(m.records[0].value, kPbd_RecordValue_Empty);
   pbd_FramedMeta_Free(&m);
   free(b), free(e);
+}
+END_TEST
+
+/* The progress a split reports (for a corpus's files, given back behind
+ * it): a record's start, every 4 MiB or more, never going back, and
+ * nothing for gRPC (its spans may be in an inflated buffer). */
+typedef struct {
+  size_t n[64];
+  size_t count;
+} Told;
+
+static void note_done(void *ctx, size_t n) {
+  Told *t = ctx;
+  if (t->count < 64) t->n[t->count] = n;
+  t->count++;
+}
+
+START_TEST(split_progress_at_record_starts) {
+  enum { kRecords = 100000, kBody = 99 }; /* 100 bytes framed: 10 MB */
+  size_t size = (size_t)kRecords * (kBody + 1);
+  uint8_t *d = malloc(size);
+  ck_assert_ptr_nonnull(d);
+  for (size_t i = 0; i < kRecords; i++) {
+    d[i * (kBody + 1)] = kBody;                             /* the length prefix */
+    memset(d + i * (kBody + 1) + 1, 0x08 + (int)(i & 1), kBody); /* field 1 or 2, varint 8 or 9 */
+  }
+  Told told = {0};
+  pbd_SplitProgress progress = {note_done, &told};
+  size_t *b = NULL, *e = NULL, count = 0;
+  pbd_Status s;
+  pbd_Status_Clear(&s);
+  ck_assert(pbd_Input_SplitFramedMeta(kPbd_Framing_Delimited, d, size, 0, NULL, &b, &e, &count,
+                                      NULL, &progress, &s));
+  ck_assert_uint_eq(count, kRecords);
+  ck_assert_uint_eq(told.count, 2); /* 4 MiB and 8 MiB into 10 MB */
+  size_t last = 0;
+  for (size_t k = 0; k < told.count; k++) {
+    size_t n = told.n[k];
+    ck_assert_uint_ge(n, last + (4u << 20));
+    ck_assert_uint_eq(n % (kBody + 1), 1); /* a record's first byte, after its prefix */
+    ck_assert_uint_lt(n, size);
+    last = n;
+  }
+  free(b), free(e);
+  /* gRPC: a flag byte and a u32 big-endian length before each message */
+  size_t gsize = (size_t)kRecords * (kBody + 5);
+  uint8_t *g = malloc(gsize);
+  ck_assert_ptr_nonnull(g);
+  for (size_t i = 0; i < kRecords; i++) {
+    uint8_t *r = g + i * (kBody + 5);
+    memcpy(r, (uint8_t[5]){0, 0, 0, 0, kBody}, 5);
+    memset(r + 5, 0x08, kBody);
+  }
+  told.count = 0;
+  b = e = NULL;
+  pbd_Buf inflated = {0};
+  ck_assert(pbd_Input_SplitFramedMeta(kPbd_Framing_Grpc, g, gsize, 0, &inflated, &b, &e, &count,
+                                      NULL, &progress, &s));
+  ck_assert_uint_eq(count, kRecords);
+  ck_assert_uint_eq(told.count, 0);
+  pbd_Buf_Free(&inflated);
+  free(b), free(e);
+  free(g), free(d);
 }
 END_TEST
 
@@ -249,6 +312,7 @@ int main(void) {
   tcase_add_test(t, confluent_errors);
   tcase_add_test(t, confluent_records_without_a_value);
   tcase_add_test(t, framing_names);
+  tcase_add_test(t, split_progress_at_record_starts);
   suite_add_tcase(s, t);
   return tu_main(s);
 }
