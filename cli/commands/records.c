@@ -23,6 +23,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <pthread.h>
+#include <stdatomic.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -71,6 +72,7 @@ typedef struct {
   pbd_CliError *e;
   size_t n_edits;
   size_t threads;                 /* -j: the key pass's and the pairs' threads */
+  atomic_size_t rereads;          /* records read again since the key pass (note_reread) */
   bool failed;
 } Run;
 
@@ -340,6 +342,27 @@ static void say_duplicate(Side *s, const char *side, const pbd_RecordPair *p,
   }
 }
 
+/* Each record read again maps its page back, and a fault maps the pages
+ * around it too (64 KiB): a thousand pairs that differ, spread over a
+ * file, would map most of it again.  So every kReleaseRereads records
+ * read, the inputs are given back again.  Where more than one record in
+ * kRereadShare is read again, most of the files will be mapped again
+ * whatever is done, and giving them back would only cost faults: then
+ * they stay. */
+enum { kReleaseRereads = 256, kRereadShare = 16 };
+
+static void release_side(const Side *s) {
+  for (size_t f = 0; f < s->nfiles; f++) pbd_Cli_ReleaseInput(&s->inputs[f], 0, s->inputs[f].size);
+}
+
+static void note_reread(Run *run) {
+  size_t n = atomic_fetch_add(&run->rereads, 1) + 1;
+  size_t records = run->totals.left_records + run->totals.right_records;
+  if (n % kReleaseRereads || n > records / kRereadShare) return;
+  release_side(&run->l);
+  release_side(&run->r);
+}
+
 /* A record on one side only: a whole message added or removed. */
 static int one_side(Run *run, const Side *s, const pbd_Record *rec, bool added) {
   const pbd_CliInput *in = &s->inputs[rec->source];
@@ -350,6 +373,7 @@ static int one_side(Run *run, const Side *s, const pbd_Record *rec, bool added) 
   /* only a report shows the record (statistics count it, -q stops at it) */
   size_t begin, end;
   record_span(s, rec->source, rec->index, &begin, &end);
+  if (run->rep) note_reread(run);
   pbd_Message *m = !run->rep ? NULL
       : pbd_Tree_Parse(pbd_Cli_RecordType(in, &s->schema, rec->index), in->data, begin, end,
                        ro, run->arena, &st);
@@ -369,8 +393,9 @@ static int one_side(Run *run, const Side *s, const pbd_Record *rec, bool added) 
 }
 
 /* The two records of a pair as inputs, and the options to compare them. */
-static void pair_inputs(const Run *run, const pbd_Record *lr, const pbd_Record *rr,
+static void pair_inputs(Run *run, const pbd_Record *lr, const pbd_Record *rr,
                         pbd_CompareInput *a, pbd_CompareInput *b, pbd_CompareOptions *co) {
+  note_reread(run);
   const pbd_CliInput *li = &run->l.inputs[lr->source], *ri = &run->r.inputs[rr->source];
   pbd_Part lp = record_bytes(&run->l, lr->source, lr->index);
   pbd_Part rp = record_bytes(&run->r, rr->source, rr->index);
@@ -414,7 +439,7 @@ static int stop_at_first(void *ctx, const pbd_Edit *e) {
 /* Whether two records differ under the options, on a worker: 0 equal, 1
  * they differ, -1 trouble (the main thread compares them again, and
  * reports what it finds). */
-static int pair_verdict(const Run *run, const pbd_Record *lr, const pbd_Record *rr) {
+static int pair_verdict(Run *run, const pbd_Record *lr, const pbd_Record *rr) {
   pbd_CompareInput a, b;
   pbd_CompareOptions co;
   pair_inputs(run, lr, rr, &a, &b, &co);
