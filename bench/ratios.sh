@@ -141,6 +141,14 @@ targets_table() {
     target_row "identical bytes ($m.onnx vs $m.copy.onnx): pbdiff -q's time ÷ cmp's" \
       "$(div "$(field "$m.cp" pq 1)" "$(field "$m.cp" cmp 1)")" "%.2fx" "≤" 2x
   done
+  target_row "corpora ($CORPUS_N + $CORPUS_N records, --record-key): records per second, pbdiff -q" \
+    "$(awk -v t="$(field c.ch cq 1)" -v n="$CORPUS_N" 'BEGIN { if (t != "") printf "%.0f", 2 * n / (t / 1e9) }')" \
+    "%.0f" "≥" 2000000
+  local tool
+  for tool in cq cr; do
+    target_row "corpora: peak RSS ÷ the inputs, ${NAME[$tool]}" \
+      "$(peak "$(field c.ch "$tool" 2)" "$(inputs c.left.bin c.right.bin)")" "%.2fx" "≤" 1.5x
+  done
   target_row "2x the input (f200 against f, equal re-encodings): time ratio" \
     "$(div "$(field f200.eq pq 1)" "$(field f.eq pq 1)")" "%.2fx" "≤" 2.1x
   target_row "2x the input (f200 against f, equal re-encodings): memory ratio" \
