@@ -254,6 +254,10 @@ void pbd_Cli_FreeInput(pbd_CliInput *in);
 /* pbd_Input_Release for in's bytes [begin, end), where they are the file's
  * own (mapped, not inflated or decoded from text). */
 void pbd_Cli_ReleaseInput(const pbd_CliInput *in, size_t begin, size_t end);
+/* For a pass over in's bytes that will not come back: gives back
+ * [*from, upto) once it is 4 MiB or more (few calls, each of many pages),
+ * and moves *from to upto. */
+void pbd_Cli_ReleaseBehind(const pbd_CliInput *in, size_t *from, size_t upto);
 
 /* Compares LEFT and RIGHT with the options (config already applied) and
  * writes the report to out.  lname/rname are the names shown (NULL: the

@@ -429,8 +429,7 @@ typedef struct {
 
 static void release_behind(void *ctx, size_t n) {
   ReleaseBehind *r = ctx;
-  pbd_Cli_ReleaseInput(r->in, r->from, n);
-  r->from = n;
+  pbd_Cli_ReleaseBehind(r->in, &r->from, n);
 }
 
 static bool read_input(const pbd_CliOptions *o, const pbd_CliSchema *schema, const char *path,
@@ -582,6 +581,14 @@ bool pbd_Cli_ReadCorpusInput(const pbd_CliOptions *o, const pbd_CliSchema *schem
 void pbd_Cli_ReleaseInput(const pbd_CliInput *in, size_t begin, size_t end) {
   const pbd_Input *raw = in->input_;
   if (raw && raw->data == in->data) pbd_Input_Release(raw, begin, end);
+}
+
+enum { kReleaseStep = 4 << 20 };
+
+void pbd_Cli_ReleaseBehind(const pbd_CliInput *in, size_t *from, size_t upto) {
+  if (upto < *from || upto - *from < kReleaseStep) return;
+  pbd_Cli_ReleaseInput(in, *from, upto);
+  *from = upto;
 }
 
 void pbd_Cli_FreeInput(pbd_CliInput *in) {

@@ -33,7 +33,6 @@
 #include "pbdiff/pbdiff.h"
 
 enum { kMaxDuplicateLines = 10 };
-enum { kReleaseBytes = 4 << 20 }; /* the key pass lets go of its input this much at a time */
 
 typedef struct {
   const char *root;        /* as given */
@@ -217,10 +216,7 @@ static bool read_file(Run *run, Side *s, int side, size_t f) {
   for (size_t i = 0; ok && i < in->nmsgs; i++) {
     size_t begin, end;
     record_span(s, f, i, &begin, &end);
-    if (begin >= kept_from && begin - kept_from >= kReleaseBytes) {
-      pbd_Cli_ReleaseInput(in, kept_from, begin);
-      kept_from = begin;
-    }
+    pbd_Cli_ReleaseBehind(in, &kept_from, begin);
     pbd_Status st;
     pbd_Status_Clear(&st);
     if (!index_record(run, s, side, f, i, hasher, ignore_hasher, &st)) {
