@@ -66,41 +66,46 @@ static inline bool put_header(Fast *f, const pbd_FieldDef *fd, uint64_t count) {
   return true;
 }
 
-/* The field's run ends: its segment is finished (the count, or a digest in
- * place of more than kPbd_InlineScalars values) and listed. */
-static bool close_run(Fast *f) {
-  const pbd_FieldDef *fd = f->open;
-  if (!fd) return true;
-  f->open = NULL;
-  if (fd->is_repeated) {
-    if (f->count == 0) { /* an empty packed run: no values, no field */
-      f->n = f->open_at;
-      return true;
-    }
-    put_u64(f->fr->rec + f->open_at + 8, f->count);
-    if (fd->is_packable && f->count > kPbd_InlineScalars) {
-      uint8_t *vals = f->fr->rec + f->open_at + 16;
-      pbd_Hash128 h = digest(f->c, vals, 8 * (size_t)f->count);
-      put_hash(vals, h);
-      f->n = f->open_at + 32;
-    }
-  }
-  if (f->n == f->open_at) return true; /* a singular field at its default */
-  if (f->nsegs == f->fr->cap_segs) {
-    uint32_t cap = f->nsegs ? f->nsegs * 2 : 32;
-    Segment *ns = realloc(f->fr->segs, sizeof *ns * cap);
-    if (!ns) return oom(f->c);
-    f->fr->segs = ns;
-    f->fr->cap_segs = cap;
-  }
+static __attribute__((noinline)) bool grow_segs(Fast *f) {
+  uint32_t cap = f->nsegs ? f->nsegs * 2 : 32;
+  Segment *ns = realloc(f->fr->segs, sizeof *ns * cap);
+  if (!ns) return oom(f->c);
+  f->fr->segs = ns;
+  f->fr->cap_segs = cap;
+  return true;
+}
+
+/* A field's part of the record, fr->rec[at, at + len), is finished: listed
+ * as a segment, and the numbers' order so far noted. */
+static inline bool push_segment(Fast *f, uint32_t number, size_t at, size_t len) {
+  if (f->nsegs == f->fr->cap_segs && !grow_segs(f)) return false;
   if (f->nsegs) {
     uint32_t last = f->fr->segs[f->nsegs - 1].number;
-    f->ascending &= fd->number > last;
-    f->descending &= fd->number < last;
+    f->ascending &= number > last;
+    f->descending &= number < last;
   }
-  f->fr->segs[f->nsegs++] = (Segment){fd->number, (uint32_t)f->open_at,
-                                      (uint32_t)(f->n - f->open_at)};
+  f->fr->segs[f->nsegs++] = (Segment){number, (uint32_t)at, (uint32_t)len};
   return true;
+}
+
+/* The open repeated field's run ends: its segment is finished (the count,
+ * or a digest in place of more than kPbd_InlineScalars values) and listed.
+ * (A singular field's segment is written whole as it is read.) */
+static bool close_run(Fast *f) {
+  const pbd_FieldDef *fd = f->open;
+  f->open = NULL;
+  if (f->count == 0) { /* an empty packed run: no values, no field */
+    f->n = f->open_at;
+    return true;
+  }
+  put_u64(f->fr->rec + f->open_at + 8, f->count);
+  if (fd->is_packable && f->count > kPbd_InlineScalars) {
+    uint8_t *vals = f->fr->rec + f->open_at + 16;
+    pbd_Hash128 h = digest(f->c, vals, 8 * (size_t)f->count);
+    put_hash(vals, h);
+    f->n = f->open_at + 32;
+  }
+  return push_segment(f, fd->number, f->open_at, f->n - f->open_at);
 }
 
 /* A new mark for the fields seen (seen[i] == gen: field i is seen). */
@@ -119,19 +124,31 @@ static bool sibling_seen(const Fast *f, const pbd_FieldDef *fd) {
   return false;
 }
 
-/* A new field's run begins: 1, 0 to give up, -1 out of memory. */
-static int open_run(Fast *f, const pbd_FieldDef *fd) {
+/* A field not seen before in this message begins: 1, 0 to give up, -1 out
+ * of memory.  The run of the field before it, if repeated, ends; a repeated
+ * field's run is opened, its header written with the count to come. */
+static int new_field(Fast *f, const pbd_FieldDef *fd) {
   if (!f->checked) { /* (check_runs has made these checks for the rest) */
     if (f->fr->seen[fd->index] == f->fr->gen || fd->is_map || fd->type == kPbd_Type_Group ||
         (fd->oneof && sibling_seen(f, fd)))
       return 0;
     f->fr->seen[fd->index] = f->fr->gen;
   }
-  if (!close_run(f)) return -1;
+  if (f->open && !close_run(f)) return -1;
+  if (!fd->is_repeated) return 1;
   f->open = fd;
   f->open_at = f->n;
   f->count = 0;
-  return !fd->is_repeated || put_header(f, fd, 0) ? 1 : -1;
+  return put_header(f, fd, 0) ? 1 : -1;
+}
+
+/* A singular field's value: its header, then `len` bytes at the returned
+ * pointer for the caller to fill, listed as a segment; NULL out of memory. */
+static inline uint8_t *singular_room(Fast *f, const pbd_FieldDef *fd, size_t len) {
+  size_t at = f->n;
+  uint8_t *w = room(f, 16 + len);
+  if (!w || !push_segment(f, fd->number, at, 16 + len)) return NULL;
+  return put_u64(put_u64(w, pbd_FieldRecordTag(fd->number, fd, f->c->o->typed_fields)), 1);
 }
 
 /* The fields this path reads are no map entry's (pbd_CanonPass_HashMessage). */
@@ -146,9 +163,12 @@ static bool scalar_value(Fast *f, const pbd_FieldDef *fd, uint64_t raw) {
     f->count++;
     return (w = room(f, 8)) && put_u64(w, canonical_scalar(f->c, fd, raw));
   }
-  uint64_t v = pbd_FieldType_DecodeScalar(fd->type, raw);
-  if (dropped(f->c, fd, v, (pbd_StrView){0}, false)) return true;
-  return put_header(f, fd, 1) && (w = room(f, 8)) &&
+  uint64_t v = pbd_DecodeScalarInline(fd->type, raw);
+  /* (without presence a default goes by its bits: dropped()'s first case) */
+  if (fd->has_presence ? f->c->o->equivalent && dropped(f->c, fd, v, (pbd_StrView){0}, false)
+                       : v == fd->default_value.u)
+    return true;
+  return (w = singular_room(f, fd, 8)) &&
          put_u64(w, pbd_HashBits(f->c->o->float_bits, pbd_ValueKindOf(fd->type), v));
 }
 
@@ -176,8 +196,7 @@ static bool string_value(Fast *f, const pbd_FieldDef *fd, const pbd_WireField *w
   }
   pbd_StrView v = {(const char *)w->data, w->size};
   if (dropped(f->c, fd, 0, v, false)) return true;
-  return put_header(f, fd, 1) && (o = room(f, str_size(w->size))) &&
-         put_str(f->c, o, v.data, v.size);
+  return (o = singular_room(f, fd, str_size(w->size))) && put_str(f->c, o, v.data, v.size);
 }
 
 /* Whether every field of the message, from its first byte, is one this
@@ -241,18 +260,16 @@ static int message_value(Fast *f, const pbd_FieldDef *fd, const pbd_WireField *w
     return (o = room(f, 16)) && put_hash(o, r.hash) ? 1 : -1;
   }
   if (dropped(c, fd, 0, (pbd_StrView){0}, r.empty)) return 1;
-  return put_header(f, fd, 1) && (o = room(f, 16)) && put_hash(o, r.hash) ? 1 : -1;
+  return (o = singular_room(f, fd, 16)) && put_hash(o, r.hash) ? 1 : -1;
 }
 
 /* One field: 1, 0 to give up, -1. */
 static int read_field(Fast *f, const pbd_WireField *w) {
   const pbd_FieldDef *fd = pbd_MessageDef_FieldByNumber(f->def, w->number);
   if (!fd) return 0;
-  if (fd != f->open) {
-    int rc = open_run(f, fd);
+  if (fd != f->open) { /* (a singular field set twice is seen: last value wins, parts merge) */
+    int rc = new_field(f, fd);
     if (rc <= 0) return rc;
-  } else if (!fd->is_repeated) {
-    return 0; /* set twice: last value wins, parts merge */
   }
   if (w->wire_type != pbd_WireTypeOf(fd->type)) {
     if (fd->is_packable && w->wire_type == kPbd_WireType_Delimited) return packed_values(f, fd, w);
@@ -329,7 +346,7 @@ int pbd_CanonPass_HashFast(Ctx *c, Frame *fr, const pbd_MessageDef *def, pbd_Par
     }
     p = q;
   }
-  if (!close_run(&f)) return -1;
+  if (f.open && !close_run(&f)) return -1;
   static const uint8_t kNothing[1];
   const uint8_t *rec = f.n ? ordered_record(&f) : kNothing;
   if (!rec) return oom(c) ? -1 : -1;

@@ -17,6 +17,25 @@
  * (docs/hash.md). */
 enum { kPbd_InlineBytes = 64, kPbd_InlineScalars = 64 };
 
+/* pbd_FieldType_DecodeScalar (values.h) inline: the hash pass decodes every
+ * scalar it reads. */
+static inline uint64_t pbd_DecodeScalarInline(pbd_FieldType t, uint64_t raw) {
+  switch (t) {
+    case kPbd_Type_Int32: case kPbd_Type_Enum: case kPbd_Type_SFixed32:
+      return (uint64_t)(int64_t)(int32_t)(uint32_t)raw;
+    case kPbd_Type_UInt32: case kPbd_Type_Fixed32: case kPbd_Type_Float:
+      return (uint32_t)raw;
+    case kPbd_Type_SInt32:
+      return (uint64_t)(int64_t)pbd_Wire_ZigZagDecode32((uint32_t)raw);
+    case kPbd_Type_SInt64:
+      return (uint64_t)pbd_Wire_ZigZagDecode64(raw);
+    case kPbd_Type_Bool:
+      return raw != 0;
+    default:
+      return raw;
+  }
+}
+
 /* pbd_FieldType_WireType as a table: it is asked for every field read. */
 static const uint8_t kPbd_WireTypeOf[19] = {
     [kPbd_Type_Double] = kPbd_WireType_Fixed64,   [kPbd_Type_Float] = kPbd_WireType_Fixed32,

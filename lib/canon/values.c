@@ -7,20 +7,7 @@
 #include "pbdiff/wire/wire.h"
 
 uint64_t pbd_FieldType_DecodeScalar(pbd_FieldType t, uint64_t raw) {
-  switch (t) {
-    case kPbd_Type_Int32: case kPbd_Type_Enum: case kPbd_Type_SFixed32:
-      return (uint64_t)(int64_t)(int32_t)(uint32_t)raw;
-    case kPbd_Type_UInt32: case kPbd_Type_Fixed32: case kPbd_Type_Float:
-      return (uint32_t)raw;
-    case kPbd_Type_SInt32:
-      return (uint64_t)(int64_t)pbd_Wire_ZigZagDecode32((uint32_t)raw);
-    case kPbd_Type_SInt64:
-      return (uint64_t)pbd_Wire_ZigZagDecode64(raw);
-    case kPbd_Type_Bool:
-      return raw != 0;
-    default:
-      return raw;
-  }
+  return pbd_DecodeScalarInline(t, raw);
 }
 
 bool pbd_Value_FloatEqual(pbd_ValueKind k, uint64_t a, uint64_t b) {
