@@ -77,26 +77,49 @@ typedef struct {
   const uint8_t *start;  /* first byte of the tag */
 } pbd_WireField;
 
-/* The common field in a few loads, before pbd_Wire_ReadField: a one-byte
- * tag (fields 1 to 15), then a one-byte varint, or a LEN whose length takes
- * at most four bytes and fits before end.  Returns the byte after it; NULL:
- * read it the long way (which also says what is wrong with it). */
-static inline const uint8_t *pbd_Wire_ReadCommonField(const uint8_t *p, const uint8_t *end,
-                                                      pbd_WireField *f) {
-  if (end - p < 2 || p[0] >= 0x80 || p[0] < 8) return NULL;
-  f->number = p[0] >> 3;
-  f->wire_type = p[0] & 7;
-  f->start = p;
-  if (f->wire_type == kPbd_WireType_Varint) {
-    if (p[1] >= 0x80) return NULL;
-    f->value = p[1];
-    f->data = NULL;
-    f->size = 0;
-    return p + 2;
+/* The common field in a few loads, before pbd_Wire_ReadField: a tag of one
+ * or two bytes (fields 1 to 2047), then a varint, a fixed32 or fixed64, or
+ * a LEN whose length takes at most four bytes, all before end.  Returns the
+ * byte after it; NULL: read it the long way (which also says what is wrong
+ * with it, and reads groups).  Always inline: a call per field costs more
+ * than the cases it reads save. */
+static inline __attribute__((always_inline)) const uint8_t *
+pbd_Wire_ReadCommonField(const uint8_t *p, const uint8_t *end, pbd_WireField *f) {
+  if (end - p < 2) return NULL;
+  uint32_t tag = p[0];
+  const uint8_t *q = p + 1;
+  if (tag >= 0x80) { /* (fields 16 to 2047: ONNX's AttributeProto.type is 20) */
+    if (p[1] >= 0x80 || end - p < 3) return NULL;
+    tag = (tag & 0x7f) | (uint32_t)p[1] << 7;
+    q = p + 2;
   }
-  if (f->wire_type != kPbd_WireType_Delimited) return NULL;
-  const uint8_t *q = p + 2;
-  size_t len = p[1];
+  if (tag < 8) return NULL;
+  f->number = tag >> 3;
+  f->wire_type = tag & 7;
+  f->start = p;
+  f->data = NULL;
+  f->size = 0;
+  switch (f->wire_type) {
+    case kPbd_WireType_Varint:
+      if (*q < 0x80) {
+        f->value = *q;
+        return q + 1;
+      }
+      return pbd_Wire_ReadVarint(q, end, &f->value);
+    case kPbd_WireType_Fixed32: {
+      uint32_t v = 0;
+      q = pbd_Wire_ReadFixed32(q, end, &v);
+      f->value = v;
+      return q;
+    }
+    case kPbd_WireType_Fixed64:
+      return pbd_Wire_ReadFixed64(q, end, &f->value);
+    case kPbd_WireType_Delimited:
+      break;
+    default:
+      return NULL;
+  }
+  size_t len = *q++;
   if (len >= 0x80) { /* (most lengths take one byte) */
     len &= 0x7f;
     for (int i = 1;; i++) {

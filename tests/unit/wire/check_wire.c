@@ -313,6 +313,66 @@ START_TEST(every_prefix_reads_or_fails) {
 }
 END_TEST
 
+/* pbd_Wire_ReadCommonField reads a field exactly as pbd_Wire_ReadField does,
+ * or gives it up (NULL) to be read the long way: for one- and two-byte tags
+ * (a non-minimal one too), varints of 1 to 10 bytes, fixed32/64 and LENs,
+ * and for every prefix of each (an exact-size allocation: a read past the
+ * end shows under AddressSanitizer).  `fast` says which whole fields it
+ * must read itself, so that the hash pass's common fields stay off the
+ * long way. */
+START_TEST(common_field_agrees_with_read_field) {
+  static const struct {
+    const char *hex;
+    bool fast;
+  } cases[] = {
+      {"08 05", true},                            /* 1: varint */
+      {"08 96 01", true},                         /* a two-byte varint */
+      {"08 ff ff ff ff ff ff ff ff ff 01", true}, /* ten bytes: 2^64 - 1 */
+      {"08 ff ff ff ff ff ff ff ff ff ff 01", false}, /* eleven: overlong */
+      {"a0 01 04", true},                         /* 20: varint, a two-byte tag */
+      {"a0 01 96 01", true},
+      {"88 00 07", true},                         /* 1, its tag non-minimal */
+      {"80 00 07", false},                        /* field 0 */
+      {"80 80 01 07", false},                     /* a three-byte tag: field 2048 */
+      {"15 00 00 80 3f", true},                   /* 2: fixed32 */
+      {"a5 01 00 00 80 3f", true},                /* 20: fixed32 */
+      {"19 01 02 03 04 05 06 07 08", true},       /* 3: fixed64 */
+      {"12 03 61 62 63", true},                   /* 2: LEN */
+      {"a2 01 02 61 62", true},                   /* 20: LEN */
+      {"12 80 01", false},                        /* a length past the end */
+      {"0b 0c", false},                           /* a group: the long way */
+      {"0e 00", false},                           /* wire type 6 */
+      {"8f 01 00", false},                        /* 17, wire type 7 */
+  };
+  for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+    size_t n;
+    uint8_t *all = tu_hex(cases[i].hex, &n);
+    for (size_t k = 0; k <= n; k++) {
+      uint8_t *b = malloc(k ? k : 1);
+      memcpy(b, all, k);
+      pbd_WireField fast, slow;
+      memset(&fast, 0xa5, sizeof fast);
+      pbd_Status s;
+      pbd_Status_Clear(&s);
+      const uint8_t *q = pbd_Wire_ReadCommonField(b, b + k, &fast);
+      const uint8_t *r = pbd_Wire_ReadField(b, b + k, b, 100, &slow, &s);
+      if (k == n && cases[i].fast) ck_assert_msg(q != NULL, "%s: given up", cases[i].hex);
+      if (q) {
+        ck_assert_msg(r == q, "%s (%zu bytes): ends differ", cases[i].hex, k);
+        ck_assert_uint_eq(fast.number, slow.number);
+        ck_assert_uint_eq(fast.wire_type, slow.wire_type);
+        ck_assert_msg(fast.value == slow.value, "%s: values differ", cases[i].hex);
+        ck_assert_ptr_eq(fast.start, slow.start);
+        ck_assert_ptr_eq(fast.data, slow.data);
+        ck_assert_uint_eq(fast.size, slow.size);
+      }
+      free(b);
+    }
+    free(all);
+  }
+}
+END_TEST
+
 static Suite *suite(void) {
   Suite *s = suite_create("wire");
   TCase *t = tcase_create("wire");
@@ -325,6 +385,7 @@ static Suite *suite(void) {
   tcase_add_test(t, field_length_delimited);
   tcase_add_test(t, field_groups);
   tcase_add_test(t, every_prefix_reads_or_fails);
+  tcase_add_test(t, common_field_agrees_with_read_field);
   suite_add_tcase(s, t);
   return s;
 }
