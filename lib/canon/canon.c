@@ -584,7 +584,7 @@ static bool check_children(Ctx *c, Msg *m) {
 }
 
 /* The frame of a nesting level, its field table big enough for `fields`. */
-static Frame *frame_at(Ctx *c, int depth, uint32_t fields) {
+Frame *pbd_CanonPass_FrameAt(Ctx *c, int depth, uint32_t fields) {
   int i = depth - c->base_depth;
   if (i < 0) return NULL;
   if (i >= c->nframes) {
@@ -639,7 +639,7 @@ bool pbd_CanonPass_HashMessage(Ctx *c, const pbd_MessageDef *def, const pbd_Part
     out->entry_unknown_enum = false;
     return true;
   }
-  Frame *frame = frame_at(c, depth, def ? def->field_count : 0);
+  Frame *frame = pbd_CanonPass_FrameAt(c, depth, def ? def->field_count : 0);
   if (!frame) return oom(c);
   if (nparts == 1 && def && !def->is_map_entry && def != c->any && !c->validate) {
     int fast = pbd_CanonPass_HashFast(c, frame, def, parts[0], depth, out); /* no scratch memory */
@@ -647,18 +647,23 @@ bool pbd_CanonPass_HashMessage(Ctx *c, const pbd_MessageDef *def, const pbd_Part
       pbd_HashCache_Add(c->record, parts[0].data, total, depth, out->hash, out->empty);
     if (fast != 0) return fast > 0;
   }
+  return pbd_CanonPass_HashSlow(c, def, parts, nparts, depth, frame, fresh, out);
+}
+
+bool pbd_CanonPass_HashSlow(Ctx *c, const pbd_MessageDef *def, const pbd_Part *parts,
+                            size_t nparts, int depth, Frame *frame, bool fresh, Result *out) {
+  size_t total = 0;
+  for (size_t i = 0; i < nparts; i++) total += parts[i].size;
   pbd_ArenaMark mark = pbd_Arena_Mark(c->scratch);
   Msg m;
   memset(&m, 0, sizeof m);
   m.def = def;
   m.depth = depth;
   m.frame = frame;
+  m.slots = m.frame->slots;
+  m.slot_of = m.frame->slot_of;
+  pbd_CanonPass_StartStream(c, &m, parts, nparts);
   bool ok = true;
-  if (ok) {
-    m.slots = m.frame->slots;
-    m.slot_of = m.frame->slot_of;
-  }
-  if (ok) pbd_CanonPass_StartStream(c, &m, parts, nparts);
   for (size_t i = 0; ok && i < nparts; i++)
     ok = read_part(c, &m, parts[i].data, parts[i].data + parts[i].size);
   ok = ok && (c->validate  ? check_children(c, &m)

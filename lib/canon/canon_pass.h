@@ -202,6 +202,14 @@ static inline bool pbd_CanonPass_DropsAsDefault(const Ctx *c, bool map_entry,
  * (canon.c). */
 bool pbd_CanonPass_HashMessage(Ctx *c, const pbd_MessageDef *def, const pbd_Part *parts,
                                size_t nparts, int depth, Result *out);
+/* The general reader alone (canon.c), for a message the fast path gave up:
+ * `frame` is its level's (pbd_CanonPass_FrameAt), `fresh` as c->fresh was
+ * when HashMessage took it. */
+bool pbd_CanonPass_HashSlow(Ctx *c, const pbd_MessageDef *def, const pbd_Part *parts,
+                            size_t nparts, int depth, Frame *frame, bool fresh, Result *out);
+/* The frame of nesting level `depth`, its field table big enough for
+ * `fields`; NULL out of memory. */
+Frame *pbd_CanonPass_FrameAt(Ctx *c, int depth, uint32_t fields);
 /* Rule 13 for a LEN field no schema describes (canon.c). */
 bool pbd_CanonPass_TryUnknown(Ctx *c, const uint8_t *data, size_t size, int depth,
                               pbd_Hash128 *h, bool *failed);
