@@ -50,6 +50,12 @@ $(BUILD)/%.o: %.c $(LIB_HDR) $(CLI_HDR)
 # cli/ sees its own headers by folder ("report/report.h"); lib/ sees only lib/.
 $(CLI_OBJ): CFLAGS_BASE += -Icli
 $(BUILD)/lib/canon/canon.o $(BUILD)/pic/lib/canon/canon.o: CFLAGS_BASE += $(VECT_FLAGS)
+# The hash pass's per-field loop (lib/canon/canon_fast.c, canon.c,
+# canon_record.c) at -O3 where the build is the default -O2: it inlines
+# and unrolls more of the loop (make bench's callgrind line counts ~3% fewer
+# instructions).  Other builds (the sanitizers', OPT=...) keep their OPT.
+HOT_OBJ := $(foreach f,canon canon_fast canon_record,$(BUILD)/lib/canon/$(f).o $(BUILD)/pic/lib/canon/$(f).o)
+$(HOT_OBJ): CFLAGS_BASE += $(if $(filter -O2,$(OPT)),-O3)
 
 $(BUILD)/libpbdiff.a: $(LIB_OBJ)
 	@rm -f $@
