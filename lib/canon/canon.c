@@ -583,8 +583,8 @@ static bool check_children(Ctx *c, Msg *m) {
   return true;
 }
 
-/* The frame of a nesting level, its field table big enough for `fields`. */
-Frame *pbd_CanonPass_FrameAt(Ctx *c, int depth, uint32_t fields) {
+/* pbd_CanonPass_FrameAt's first call at a level, or a bigger table. */
+Frame *pbd_CanonPass_NewFrame(Ctx *c, int depth, uint32_t fields) {
   int i = depth - c->base_depth;
   if (i < 0) return NULL;
   if (i >= c->nframes) {

@@ -161,10 +161,28 @@ static inline uint8_t *put_hash(uint8_t *w, pbd_Hash128 h) { return put_u64(put_
 
 static inline size_t str_size(size_t n) { return 8 + (n <= kPbd_InlineBytes ? n : 16); }
 
+/* n bytes copied, n at most 16, in loads of fixed size that the compiler
+ * makes moves: most strings of a model (names, inputs, outputs) are short,
+ * and a call to memcpy costs more than the copy. */
+static inline void copy_short(uint8_t *w, const char *d, size_t n) {
+  if (n >= 8) {
+    memcpy(w, d, 8);
+    memcpy(w + n - 8, d + n - 8, 8);
+  } else if (n >= 4) {
+    memcpy(w, d, 4);
+    memcpy(w + n - 4, d + n - 4, 4);
+  } else if (n) {
+    w[0] = (uint8_t)d[0];
+    w[n / 2] = (uint8_t)d[n / 2];
+    w[n - 1] = (uint8_t)d[n - 1];
+  }
+}
+
 static inline uint8_t *put_str(const Ctx *c, uint8_t *w, const char *d, size_t n) {
   w = put_u64(w, n);
   if (n > kPbd_InlineBytes) return put_hash(w, digest(c, d, n));
-  memcpy(w, d, n);
+  if (n <= 16) copy_short(w, d, n);
+  else memcpy(w, d, n);
   return w + n;
 }
 
@@ -208,8 +226,14 @@ bool pbd_CanonPass_HashMessage(Ctx *c, const pbd_MessageDef *def, const pbd_Part
 bool pbd_CanonPass_HashSlow(Ctx *c, const pbd_MessageDef *def, const pbd_Part *parts,
                             size_t nparts, int depth, Frame *frame, bool fresh, Result *out);
 /* The frame of nesting level `depth`, its field table big enough for
- * `fields`; NULL out of memory. */
-Frame *pbd_CanonPass_FrameAt(Ctx *c, int depth, uint32_t fields);
+ * `fields`; NULL out of memory.  Inline: it is asked for every message. */
+Frame *pbd_CanonPass_NewFrame(Ctx *c, int depth, uint32_t fields);
+static inline Frame *pbd_CanonPass_FrameAt(Ctx *c, int depth, uint32_t fields) {
+  int i = depth - c->base_depth;
+  if (i >= 0 && i < c->nframes && c->frames[i] && fields <= c->frames[i]->cap_slot_of)
+    return c->frames[i];
+  return pbd_CanonPass_NewFrame(c, depth, fields);
+}
 /* Rule 13 for a LEN field no schema describes (canon.c). */
 bool pbd_CanonPass_TryUnknown(Ctx *c, const uint8_t *data, size_t size, int depth,
                               pbd_Hash128 *h, bool *failed);

@@ -194,6 +194,15 @@ static size_t make_generated(Gen *g, size_t cap) {
     free(el.p);
   }
   ADD("sem3.M", "20 elements of 1 KB");
+  /* strings of every length up to 20, each byte distinct (the short ones
+   * are copied into the record in fixed-size moves: canon_pass.h) */
+  x = (ch_Bytes){0};
+  for (size_t len = 0; len <= 20; len++) {
+    ch_b_tag(&x, 23, 2), ch_b_varint(&x, len);
+    for (size_t i = 0; i < len; i++) ch_b_byte(&x, (uint8_t)('A' + (len + 3 * i) % 58));
+  }
+  ch_b_tag(&x, 11, 2), ch_b_varint(&x, 3), ch_b_byte(&x, 1), ch_b_byte(&x, 2), ch_b_byte(&x, 3);
+  ADD("sem3.M", "strings of 0 to 20 bytes");
 #undef ADD
   return k;
 }
