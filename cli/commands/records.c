@@ -345,7 +345,7 @@ static void say_duplicate(Side *s, const char *side, const pbd_RecordPair *p,
  * kRereadShare is read again, most of the files will be mapped again
  * whatever is done, and giving them back would only cost faults: then
  * they stay. */
-enum { kReleaseRereads = 256, kRereadShare = 16 };
+enum { kReleaseRereads = 32, kRereadShare = 16 };
 
 static void release_side(const Side *s) {
   for (size_t f = 0; f < s->nfiles; f++) pbd_Cli_ReleaseInput(&s->inputs[f], 0, s->inputs[f].size);
