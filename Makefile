@@ -13,7 +13,7 @@ CFLAGS_BASE = -std=c11 -Wall -Wextra -Werror -g $(OPT) $(SAN) \
               -D_POSIX_C_SOURCE=200809L -D_DEFAULT_SOURCE -Iinclude -Ilib
 PKG_CFLAGS := $(shell pkg-config --cflags libxxhash check 2>/dev/null)
 # gcc's -O2 vectorises a loop only where vector code replaces all of it; the
-# hash pass's loops over a tensor's fixed-width values (lib/canon/canon.c)
+# loops over a tensor's fixed-width values (VECT_OBJ below)
 # need its cheap model.  Probed, so that a compiler without the flag builds
 # as before (clang vectorises them at -O2).
 VECT_FLAGS := $(shell $(CC) -Werror -fvect-cost-model=cheap -x c -c -o /dev/null /dev/null 2>/dev/null && echo -fvect-cost-model=cheap)
@@ -49,7 +49,10 @@ $(BUILD)/%.o: %.c $(LIB_HDR) $(CLI_HDR)
 
 # cli/ sees its own headers by folder ("report/report.h"); lib/ sees only lib/.
 $(CLI_OBJ): CFLAGS_BASE += -Icli
-$(BUILD)/lib/canon/canon.o $(BUILD)/pic/lib/canon/canon.o: CFLAGS_BASE += $(VECT_FLAGS)
+# The loops over a tensor's millions of values: the hash pass's, the tree's
+# and the ONNX view's.
+VECT_OBJ := $(foreach f,canon/canon tree/tree tree/tree_values diff/diff_view,$(BUILD)/lib/$(f).o $(BUILD)/pic/lib/$(f).o)
+$(VECT_OBJ): CFLAGS_BASE += $(VECT_FLAGS)
 # The hash pass's per-field loop (lib/canon/canon_fast.c, canon.c,
 # canon_record.c) at -O3 where the build is the default -O2: it inlines
 # and unrolls more of the loop (make bench's callgrind line counts ~3% fewer

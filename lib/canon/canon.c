@@ -205,57 +205,13 @@ static inline Slot *value_slot(Ctx *c, Msg *m, const pbd_FieldDef *fd) {
   return s;
 }
 
-static inline uint32_t load_le32(const uint8_t *p) {
-  return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
-}
-
-static inline uint64_t load_le64(const uint8_t *p) {
-  return (uint64_t)load_le32(p) | (uint64_t)load_le32(p + 4) << 32;
-}
-
-/* The canonical slots of n fixed-width values (floats, doubles, fixed32 and
- * fixed64, signed or not) read from p, `stride` bytes apart: a packed run
- * (stride = width) or an unpacked one (the tag between).  One loop per type
- * and stride, without a branch in it: the packed ones (a constant stride)
- * compile to vector code. */
-#define PBD_SLOTS(STRIDE, EXPR)                                         \
-  do {                                                                  \
-    for (size_t i = 0; i < n; i++) {                                    \
-      const uint8_t *q = p + i * (STRIDE);                              \
-      out[i] = pbd_ToLe64(EXPR);                                        \
-    }                                                                   \
-  } while (0)
-#define PBD_SLOTS_BY_STRIDE(WIDTH, EXPR)                                \
-  do {                                                                  \
-    if (stride == (WIDTH)) PBD_SLOTS(WIDTH, EXPR);                      \
-    else if (stride == (WIDTH) + 1) PBD_SLOTS((WIDTH) + 1, EXPR);       \
-    else PBD_SLOTS(stride, EXPR);                                       \
-  } while (0)
-
+/* The canonical slots of n fixed-width values (pbd_FixedValues), in the
+ * record's byte order. */
 static void fixed_slots(pbd_FieldType t, bool float_bits, const uint8_t *p, size_t stride,
                         size_t n, uint64_t *out) {
-  switch (t) {
-    case kPbd_Type_Float:
-      if (float_bits) PBD_SLOTS_BY_STRIDE(4, (uint64_t)load_le32(q));
-      else PBD_SLOTS_BY_STRIDE(4, (uint64_t)pbd_CanonicalFloatBits(load_le32(q)));
-      break;
-    case kPbd_Type_Fixed32:
-      PBD_SLOTS_BY_STRIDE(4, (uint64_t)load_le32(q));
-      break;
-    case kPbd_Type_SFixed32:
-      PBD_SLOTS_BY_STRIDE(4, (uint64_t)(int64_t)(int32_t)load_le32(q));
-      break;
-    case kPbd_Type_Double:
-      if (float_bits) PBD_SLOTS_BY_STRIDE(8, load_le64(q));
-      else PBD_SLOTS_BY_STRIDE(8, pbd_CanonicalDoubleBits(load_le64(q)));
-      break;
-    default: /* fixed64, sfixed64 */
-      PBD_SLOTS_BY_STRIDE(8, load_le64(q));
-      break;
-  }
+  pbd_FixedValues(t, !float_bits, p, stride, n, out);
+  for (size_t i = 0; kPbd_BigEndian && i < n; i++) out[i] = pbd_ToLe64(out[i]);
 }
-#undef PBD_SLOTS_BY_STRIDE
-#undef PBD_SLOTS
 
 static bool push_chunk(Ctx *c, Slot *s);
 

@@ -204,6 +204,66 @@ static inline uint64_t pbd_ToLe64(uint64_t v) { return __builtin_bswap64(v); }
 static inline uint64_t pbd_ToLe64(uint64_t v) { return v; }
 #endif
 
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
+enum { kPbd_BigEndian = 1 };
+#else
+enum { kPbd_BigEndian = 0 };
+#endif
+
+static inline uint32_t pbd_LoadLe32(const uint8_t *p) {
+  return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
+}
+
+static inline uint64_t pbd_LoadLe64(const uint8_t *p) {
+  return (uint64_t)pbd_LoadLe32(p) | (uint64_t)pbd_LoadLe32(p + 4) << 32;
+}
+
+/* n fixed-width values of type t (float, double, fixed32/64, signed or
+ * not) read from p, `stride` bytes apart: a packed run (stride = width) or
+ * an unpacked one (the tag between), decoded as pbd_FieldType_DecodeScalar
+ * decodes them, floats and doubles made canonical (rule 10) when asked.
+ * One loop per type and stride, without a branch in it: the packed ones (a
+ * constant stride) compile to vector code.  The hash pass writes a
+ * tensor's millions of weights with it, and a tree reads them. */
+#define PBD_FIXED_LOOP(STRIDE, EXPR)                                    \
+  do {                                                                  \
+    for (size_t i = 0; i < n; i++) {                                    \
+      const uint8_t *q = p + i * (STRIDE);                              \
+      out[i] = (EXPR);                                                  \
+    }                                                                   \
+  } while (0)
+#define PBD_FIXED_BY_STRIDE(WIDTH, EXPR)                                \
+  do {                                                                  \
+    if (stride == (WIDTH)) PBD_FIXED_LOOP(WIDTH, EXPR);                 \
+    else if (stride == (WIDTH) + 1) PBD_FIXED_LOOP((WIDTH) + 1, EXPR);  \
+    else PBD_FIXED_LOOP(stride, EXPR);                                  \
+  } while (0)
+
+static inline void pbd_FixedValues(pbd_FieldType t, bool canonical, const uint8_t *p,
+                                   size_t stride, size_t n, uint64_t *out) {
+  switch (t) {
+    case kPbd_Type_Float:
+      if (!canonical) PBD_FIXED_BY_STRIDE(4, (uint64_t)pbd_LoadLe32(q));
+      else PBD_FIXED_BY_STRIDE(4, (uint64_t)pbd_CanonicalFloatBits(pbd_LoadLe32(q)));
+      break;
+    case kPbd_Type_Fixed32:
+      PBD_FIXED_BY_STRIDE(4, (uint64_t)pbd_LoadLe32(q));
+      break;
+    case kPbd_Type_SFixed32:
+      PBD_FIXED_BY_STRIDE(4, (uint64_t)(int64_t)(int32_t)pbd_LoadLe32(q));
+      break;
+    case kPbd_Type_Double:
+      if (!canonical) PBD_FIXED_BY_STRIDE(8, pbd_LoadLe64(q));
+      else PBD_FIXED_BY_STRIDE(8, pbd_CanonicalDoubleBits(pbd_LoadLe64(q)));
+      break;
+    default: /* fixed64, sfixed64 */
+      PBD_FIXED_BY_STRIDE(8, pbd_LoadLe64(q));
+      break;
+  }
+}
+#undef PBD_FIXED_BY_STRIDE
+#undef PBD_FIXED_LOOP
+
 /* The Any type URL's message name (after the last '/') looked up in the
  * pool; NULL when it names none, or names a map entry: no message declares
  * such a type, and a map entry's reading drops unknown fields (as runtimes

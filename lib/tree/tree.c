@@ -228,19 +228,8 @@ static bool add_scalar(Ctx *c, pbd_Message *m, const pbd_FieldDef *fd, uint64_t 
  * appended to a slot with room for them: a tensor's millions of floats in
  * one loop rather than a field read each. */
 static void append_fixed(FieldBuild *s, pbd_FieldType t, const uint8_t *p, size_t stride,
-                         size_t width, size_t n) {
-  uint64_t *out = s->f.v.scalars + s->f.count;
-  for (size_t i = 0; i < n; i++, p += stride) {
-    uint64_t raw = 0;
-    if (width == 8) {
-      pbd_Wire_ReadFixed64(p, p + 8, &raw);
-    } else {
-      uint32_t v = 0;
-      pbd_Wire_ReadFixed32(p, p + 4, &v);
-      raw = v;
-    }
-    out[i] = pbd_FieldType_DecodeScalar(t, raw);
-  }
+                         size_t n) {
+  pbd_FixedValues(t, false, p, stride, n, s->f.v.scalars + s->f.count);
   s->f.count += (uint32_t)n;
 }
 
@@ -254,7 +243,7 @@ static bool add_packed(Ctx *c, pbd_Message *m, const pbd_FieldDef *fd, const pbd
   if (!s) return oom(c);
   if (n > UINT32_MAX || !reserve(c, s, (uint32_t)n)) return oom(c);
   if (width) { /* (pbd_Packed_Count checked the length is n whole values) */
-    append_fixed(s, fd->type, p, width, width, (size_t)n);
+    append_fixed(s, fd->type, p, width, (size_t)n);
     return true;
   }
   bool check_enum = fd->type == kPbd_Type_Enum && fd->enum_type && fd->enum_type->is_closed;
@@ -286,7 +275,7 @@ static const uint8_t *add_unpacked_run(Ctx *c, pbd_Message *m, const pbd_FieldDe
   if (!n) return q;
   FieldBuild *s = get_slot(c, m->builder_, fd);
   if (!s || !reserve(c, s, (uint32_t)n)) return oom(c), NULL;
-  append_fixed(s, fd->type, q + taglen, stride, width, n);
+  append_fixed(s, fd->type, q + taglen, stride, n);
   return p;
 }
 

@@ -41,11 +41,6 @@ typedef struct {
   bool oom;
 } Record;
 
-#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
-static const bool kBigEndian = true;
-#else
-static const bool kBigEndian = false;
-#endif
 static uint64_t to_le64(uint64_t v) { return pbd_ToLe64(v); }
 
 static void rec_bytes(Record *r, const void *d, size_t n) {
@@ -90,7 +85,7 @@ static void rec_scalar_digest(const HashCtx *c, Record *r, const pbd_Field *f) {
     r->n += 16; /* past the end: only counted, the values not read */
     return;
   }
-  if (!kBigEndian && (!is_float || c->o->float_bits)) {
+  if (!kPbd_BigEndian && (!is_float || c->o->float_bits)) {
     rec_digest(r, f->v.scalars, sizeof(uint64_t) * f->count);
     return;
   }
@@ -99,12 +94,13 @@ static void rec_scalar_digest(const HashCtx *c, Record *r, const pbd_Field *f) {
   XXH3_128bits_reset_withSeed(&st, r->seed);
   uint64_t block[512];
   const uint64_t *v = f->v.scalars;
-  for (uint32_t at = 0; at < f->count; at += 512) {
-    uint32_t n = f->count - at < 512 ? f->count - at : 512;
+  for (size_t at = 0; at < f->count; at += 512) {
+    size_t n = f->count - at < 512 ? f->count - at : 512;
+    const uint64_t *in = v + at;
     if (f->kind == kPbd_Value_Float && !c->o->float_bits)
-      for (uint32_t i = 0; i < n; i++) block[i] = to_le64(pbd_CanonicalFloatBits((uint32_t)v[at + i]));
+      for (size_t i = 0; i < n; i++) block[i] = to_le64(pbd_CanonicalFloatBits((uint32_t)in[i]));
     else
-      for (uint32_t i = 0; i < n; i++) block[i] = to_le64(hash_bits(c, f->kind, v[at + i]));
+      for (size_t i = 0; i < n; i++) block[i] = to_le64(hash_bits(c, f->kind, in[i]));
     XXH3_128bits_update(&st, block, n * sizeof block[0]);
   }
   XXH128_hash_t h = XXH3_128bits_digest(&st);
