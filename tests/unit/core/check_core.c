@@ -127,6 +127,31 @@ START_TEST(arena_budget_bounds_arenas_together) {
 }
 END_TEST
 
+/* A large request gets a block of its own, asked for in huge pages: the
+ * whole of it is there to write, the allocations around it are untouched,
+ * and the budget counts it like any block. */
+START_TEST(arena_large_block_is_whole) {
+  pbd_MemBudget *b = pbd_MemBudget_New(64u << 20);
+  pbd_Arena *a = pbd_Arena_New();
+  pbd_Arena_SetBudget(a, b);
+  uint8_t *before = pbd_Arena_Malloc(a, 100);
+  memset(before, 0x11, 100);
+  size_t n = (9u << 20) + 123; /* not a whole number of huge pages */
+  uint8_t *big = pbd_Arena_Malloc(a, n);
+  ck_assert_ptr_nonnull(big);
+  for (size_t i = 0; i < n; i++) big[i] = (uint8_t)(i * 31);
+  uint8_t *after = pbd_Arena_Malloc(a, 100);
+  memset(after, 0x22, 100);
+  for (size_t i = 0; i < n; i += 4093) ck_assert_uint_eq(big[i], (uint8_t)(i * 31));
+  ck_assert_uint_eq(big[n - 1], (uint8_t)((n - 1) * 31));
+  for (int i = 0; i < 100; i++) ck_assert_uint_eq(before[i], 0x11);
+  ck_assert_uint_ge(pbd_Arena_BytesReserved(a), n);
+  ck_assert_ptr_null(pbd_Arena_Malloc(a, 60u << 20)); /* past the bound, large or not */
+  pbd_Arena_Free(a);
+  pbd_MemBudget_Free(b);
+}
+END_TEST
+
 /* ---- pbd_Buf --------------------------------------------------------------- */
 
 START_TEST(buf_appends) {
@@ -304,6 +329,7 @@ static Suite *suite(void) {
   tcase_add_test(t, arena_realloc_and_strndup);
   tcase_add_test(t, arena_mark_reset_fuse);
   tcase_add_test(t, arena_budget_bounds_arenas_together);
+  tcase_add_test(t, arena_large_block_is_whole);
   tcase_add_test(t, buf_appends);
   tcase_add_test(t, status_errors_and_format);
   tcase_add_test(t, status_path_prefixing);
