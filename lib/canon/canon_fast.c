@@ -199,16 +199,17 @@ static bool string_value(Fast *f, const pbd_FieldDef *fd, const pbd_WireField *w
   return (o = singular_room(f, fd, str_size(w->size))) && put_str(f->c, o, v.data, v.size);
 }
 
-/* Whether every field of the message, from its first byte, is one this
- * path reads, in runs: checked before the first child is hashed, so that
- * giving up never hashes a child twice (the general reader would hash it
- * again, and so on down: a cost that doubles with each level).  Only an
- * error can make the path give up after this. */
-static bool check_runs(Fast *f) {
+/* Whether every field of the message after its first child, whose field
+ * fd ends at `from`, is one this path reads, in runs: checked before that
+ * child is hashed, so that giving up never hashes a child twice (the
+ * general reader would hash it again, and so on down: a cost that doubles
+ * with each level).  The fields before it have been read, and so checked,
+ * by read_field, and marked seen by new_field: the check goes on from
+ * there.  Only an error can make the path give up after this. */
+static bool check_runs(Fast *f, const pbd_FieldDef *fd, const uint8_t *from) {
   Frame *fr = f->fr;
-  next_gen(fr);
-  const pbd_FieldDef *open = NULL;
-  const uint8_t *p = f->part.data, *end = p + f->part.size;
+  const pbd_FieldDef *open = fd;
+  const uint8_t *p = from, *end = f->part.data + f->part.size;
   while (p < end) {
     pbd_WireField w;
     const uint8_t *q = pbd_Wire_ReadCommonField(p, end, &w);
@@ -217,8 +218,7 @@ static bool check_runs(Fast *f) {
       return false;
     }
     p = q;
-    const pbd_FieldDef *fd = pbd_MessageDef_FieldByNumber(f->def, w.number);
-    if (!fd) return false;
+    if (!(fd = pbd_MessageDef_FieldByNumber(f->def, w.number))) return false;
     if (fd != open) {
       if (fr->seen[fd->index] == fr->gen || fd->is_map || fd->type == kPbd_Type_Group ||
           (fd->oneof && sibling_seen(f, fd)))
@@ -257,7 +257,7 @@ static bool hash_child(Ctx *c, const pbd_MessageDef *def, const pbd_Part *part, 
 static int message_value(Fast *f, const pbd_FieldDef *fd, const pbd_WireField *w) {
   Ctx *c = f->c;
   if (f->depth + 1 > c->max_depth) return 0;
-  if (!f->checked && !(f->checked = check_runs(f))) return 0;
+  if (!f->checked && !(f->checked = check_runs(f, fd, w->data + w->size))) return 0;
   pbd_Part part = {w->data, w->size};
   Result r;
   if (!hash_child(c, fd->message_type, &part, f->depth + 1, &r)) {
