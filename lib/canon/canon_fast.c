@@ -157,7 +157,8 @@ static inline bool dropped(const Ctx *c, const pbd_FieldDef *fd, uint64_t u, pbd
   return pbd_CanonPass_DropsAsDefault(c, false, fd, u, str, child_empty);
 }
 
-static bool scalar_value(Fast *f, const pbd_FieldDef *fd, uint64_t raw) {
+static inline __attribute__((always_inline)) bool scalar_value(Fast *f, const pbd_FieldDef *fd,
+                                                                uint64_t raw) {
   uint8_t *w;
   if (fd->is_repeated) {
     f->count++;
@@ -169,7 +170,7 @@ static bool scalar_value(Fast *f, const pbd_FieldDef *fd, uint64_t raw) {
                        : v == fd->default_value.u)
     return true;
   return (w = singular_room(f, fd, 8)) &&
-         put_u64(w, pbd_HashBits(f->c->o->float_bits, pbd_ValueKindOf(fd->type), v));
+         put_u64(w, pbd_HashBitsOfType(f->c->o->float_bits, fd->type, v));
 }
 
 /* 1, 0 to give up (a malformed run, a closed enum's unknown value), -1. */

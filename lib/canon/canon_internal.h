@@ -196,6 +196,15 @@ static inline uint64_t pbd_HashBits(bool float_bits, pbd_ValueKind k, uint64_t u
   return u;
 }
 
+/* pbd_HashBits for a field's schema type: the same bits, without the
+ * type's kind looked up first (the hash pass asks this for every scalar). */
+static inline uint64_t pbd_HashBitsOfType(bool float_bits, pbd_FieldType t, uint64_t u) {
+  if (float_bits) return u;
+  if (t == kPbd_Type_Float) return pbd_CanonicalFloatBits((uint32_t)u);
+  if (t == kPbd_Type_Double) return pbd_CanonicalDoubleBits(u);
+  return u;
+}
+
 /* The record is little-endian on every machine (docs/hash.md), so that
  * fingerprints do not depend on the host. */
 #if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__

@@ -189,7 +189,7 @@ static inline uint8_t *put_str(const Ctx *c, uint8_t *w, const char *d, size_t n
 /* A repeated scalar's canonical 64-bit slot (docs/hash.md). */
 static inline uint64_t canonical_scalar(const Ctx *c, const pbd_FieldDef *fd, uint64_t raw) {
   uint64_t v = pbd_DecodeScalarInline(fd->type, raw);
-  return pbd_HashBits(c->o->float_bits, pbd_ValueKindOf(fd->type), v);
+  return pbd_HashBitsOfType(c->o->float_bits, fd->type, v);
 }
 
 /* Rules 5, 7 and 10 and --equivalent in one place, for a singular field's
