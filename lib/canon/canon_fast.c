@@ -29,7 +29,7 @@ typedef struct {
   size_t n;                  /* bytes of fr->rec written */
   uint32_t nsegs;
   bool ascending, descending;/* the segments' numbers so far */
-  bool checked;              /* the whole message passed check_runs */
+  bool checked;              /* the fields after its first child passed check_runs */
   const pbd_FieldDef *open;  /* the field whose run is being read, or NULL */
   size_t open_at;            /* where its segment begins */
   uint32_t count;            /* its values so far */
@@ -124,16 +124,23 @@ static bool sibling_seen(const Fast *f, const pbd_FieldDef *fd) {
   return false;
 }
 
+/* Whether fd may begin a run here: not seen before in this message, no map
+ * or group, no oneof sibling seen; if so it is marked seen. */
+static inline bool starts_run(const Fast *f, const pbd_FieldDef *fd) {
+  Frame *fr = f->fr;
+  if (fr->seen[fd->index] == fr->gen || fd->is_map || fd->type == kPbd_Type_Group ||
+      (fd->oneof && sibling_seen(f, fd)))
+    return false;
+  fr->seen[fd->index] = fr->gen;
+  return true;
+}
+
 /* A field not seen before in this message begins: 1, 0 to give up, -1 out
  * of memory.  The run of the field before it, if repeated, ends; a repeated
  * field's run is opened, its header written with the count to come. */
 static int new_field(Fast *f, const pbd_FieldDef *fd) {
-  if (!f->checked) { /* (check_runs has made these checks for the rest) */
-    if (f->fr->seen[fd->index] == f->fr->gen || fd->is_map || fd->type == kPbd_Type_Group ||
-        (fd->oneof && sibling_seen(f, fd)))
-      return 0;
-    f->fr->seen[fd->index] = f->fr->gen;
-  }
+  /* (check_runs has made this check for the rest) */
+  if (!f->checked && !starts_run(f, fd)) return 0;
   if (f->open && !close_run(f)) return -1;
   if (!fd->is_repeated) return 1;
   f->open = fd;
@@ -157,6 +164,8 @@ static inline bool dropped(const Ctx *c, const pbd_FieldDef *fd, uint64_t u, pbd
   return pbd_CanonPass_DropsAsDefault(c, false, fd, u, str, child_empty);
 }
 
+/* Inline wherever it is called: once per scalar, and a call's saved
+ * registers cost more than its work. */
 static inline __attribute__((always_inline)) bool scalar_value(Fast *f, const pbd_FieldDef *fd,
                                                                 uint64_t raw) {
   uint8_t *w;
@@ -200,16 +209,15 @@ static bool string_value(Fast *f, const pbd_FieldDef *fd, const pbd_WireField *w
   return (o = singular_room(f, fd, str_size(w->size))) && put_str(f->c, o, v.data, v.size);
 }
 
-/* Whether every field of the message after its first child, whose field
- * fd ends at `from`, is one this path reads, in runs: checked before that
- * child is hashed, so that giving up never hashes a child twice (the
- * general reader would hash it again, and so on down: a cost that doubles
- * with each level).  The fields before it have been read, and so checked,
+/* Whether every field of the message after its first child (a value of
+ * `child`, ending at `from`) is one this path reads, in runs: checked
+ * before that child is hashed, so that giving up never hashes a child
+ * twice (the general reader would hash it again, and so on down: a cost
+ * that doubles with each level).  The fields before it have been read, and so checked,
  * by read_field, and marked seen by new_field: the check goes on from
  * there.  Only an error can make the path give up after this. */
-static bool check_runs(Fast *f, const pbd_FieldDef *fd, const uint8_t *from) {
-  Frame *fr = f->fr;
-  const pbd_FieldDef *open = fd;
+static bool check_runs(Fast *f, const pbd_FieldDef *child, const uint8_t *from) {
+  const pbd_FieldDef *open = child;
   const uint8_t *p = from, *end = f->part.data + f->part.size;
   while (p < end) {
     pbd_WireField w;
@@ -219,12 +227,10 @@ static bool check_runs(Fast *f, const pbd_FieldDef *fd, const uint8_t *from) {
       return false;
     }
     p = q;
-    if (!(fd = pbd_MessageDef_FieldByNumber(f->def, w.number))) return false;
+    const pbd_FieldDef *fd = pbd_MessageDef_FieldByNumber(f->def, w.number);
+    if (!fd) return false;
     if (fd != open) {
-      if (fr->seen[fd->index] == fr->gen || fd->is_map || fd->type == kPbd_Type_Group ||
-          (fd->oneof && sibling_seen(f, fd)))
-        return false;
-      fr->seen[fd->index] = fr->gen;
+      if (!starts_run(f, fd)) return false;
       open = fd;
     } else if (!fd->is_repeated) {
       return false;
