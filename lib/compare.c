@@ -3,11 +3,12 @@
  * only the levels where hashes differ. */
 #include "pbdiff/pbdiff.h"
 
-#include <pthread.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+#include "pbdiff/core/threads.h"
 
 pbd_CompareOptions pbd_CompareOptions_Default(void) {
   pbd_CompareOptions o;
@@ -106,13 +107,10 @@ static void *compare_half(void *arg) {
 /* memcmp, the second half on a second thread when it pays: on two copies
  * the time goes to mapping their pages, which two threads do at once. */
 static bool same_data(const uint8_t *a, const uint8_t *b, size_t n, bool parallel) {
-  pthread_t th;
-  Halves h = {a + n / 2, b + n / 2, n - n / 2, false};
-  if (!parallel || n < kThreadMinBytes || pthread_create(&th, NULL, compare_half, &h) != 0)
-    return memcmp(a, b, n) == 0;
-  bool same = memcmp(a, b, n / 2) == 0;
-  pthread_join(th, NULL);
-  return same && h.same;
+  if (!parallel || n < kThreadMinBytes) return memcmp(a, b, n) == 0;
+  Halves lo = {a, b, n / 2, false}, hi = {a + n / 2, b + n / 2, n - n / 2, false};
+  if (!pbd_Threads_RunBoth(compare_half, &lo, &hi, true)) compare_half(&hi);
+  return lo.same && hi.same;
 }
 
 static bool same_bytes(const pbd_CompareInput *l, const pbd_CompareInput *r, bool parallel) {
@@ -126,12 +124,8 @@ static bool same_bytes(const pbd_CompareInput *l, const pbd_CompareInput *r, boo
 
 /* Hashes both sides, RIGHT on a second thread when it pays. */
 static void hash_sides(Side *l, Side *r, bool parallel) {
-  pthread_t th;
-  bool threaded = parallel && l->in->size + r->in->size >= kThreadMinBytes &&
-                  pthread_create(&th, NULL, hash_side, r) == 0;
-  hash_side(l);
-  if (threaded) pthread_join(th, NULL);
-  else if (l->ok) hash_side(r);
+  bool two = parallel && l->in->size + r->in->size >= kThreadMinBytes;
+  if (!pbd_Threads_RunBoth(hash_side, l, r, two) && l->ok) hash_side(r);
 }
 
 static bool hashes_equal(const Side *l, const Side *r) {

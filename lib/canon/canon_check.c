@@ -7,11 +7,11 @@
  * possible or the answer is not plain (groups, a refused unknown field or
  * enum value, anything malformed), it answers "not sure", and the caller
  * runs the hash pass's own reading, which finds the error and words it. */
+#include "pbdiff/core/threads.h"
 #include "pbdiff/canon/canon.h"
 #include "canon/canon_internal.h"
 #include "pbdiff/wire/wire.h"
 
-#include <pthread.h>
 
 static bool enum_refused(const pbd_ReadOptions *o, const pbd_FieldDef *fd, uint64_t raw) {
   return o->strict && pbd_EnumValueUnknown(fd, raw);
@@ -191,10 +191,7 @@ bool pbd_Canon_QuickCheckOnTwoThreads(const pbd_MessageDef *type, const uint8_t 
                                       const uint8_t *end, const pbd_ReadOptions *o) {
   Half a = {o, pbd_ReadOptions_MaxDepth(o), {{0}}, 0, false}, b = a;
   cut(&a, &b, type, p, end);
-  pthread_t th;
-  if (a.n == 0 || b.n == 0 || pthread_create(&th, NULL, check_half, &b) != 0)
-    return pbd_Canon_QuickCheck(type, p, end, o);
-  check_half(&a);
-  pthread_join(th, NULL);
+  if (a.n == 0 || b.n == 0) return pbd_Canon_QuickCheck(type, p, end, o);
+  if (!pbd_Threads_RunBoth(check_half, &a, &b, true)) check_half(&b);
   return a.ok && b.ok;
 }

@@ -28,10 +28,10 @@
  *
  * A changed element's path segment carries both indices (`v[2]` in LEFT
  * is `v[3]` in RIGHT), which text reports show as `v[2->3]`. */
-#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "pbdiff/core/threads.h"
 #include "diff/diff_walk.h"
 #include "pbdiff/diff/align.h"
 
@@ -480,11 +480,7 @@ static bool sequence_keys(Walk *w, Seq *q) {
   /* (both sets of hashes as they are, before either side's keys change) */
   bool ok = find_unmatched(&jl, q->kb, q->r->count) && find_unmatched(&jr, q->ka, q->l->count);
   if (ok) {
-    pthread_t th;
-    bool threaded = apart(&jl, &jr) && pthread_create(&th, NULL, view_keys, &jr) == 0;
-    view_keys(&jl);
-    if (threaded) pthread_join(th, NULL);
-    else view_keys(&jr);
+    if (!pbd_Threads_RunBoth(view_keys, &jl, &jr, apart(&jl, &jr))) view_keys(&jr);
   }
   free(jl.todo);
   free(jr.todo);

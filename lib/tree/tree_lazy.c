@@ -2,10 +2,10 @@
  * level at a time when its fields are first asked for; until then it holds
  * its byte ranges and its hash, from the hash pass's cache or computed by
  * lib/canon/canon.c without a tree. */
-#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "pbdiff/core/threads.h"
 #include "pbdiff/canon/canon.h"
 #include "pbdiff/tree/tree.h"
 #include "tree/tree_build.h"
@@ -209,16 +209,9 @@ const pbd_LazyTree *pbd_Message_UnreadTree(const pbd_Message *m) {
 void pbd_Message_ReadPair(const pbd_Message *a, const pbd_Message *b) {
   /* Two trees share nothing (arenas, hashers, caches): their levels can be
    * read at once. */
-  pthread_t th;
-  if (pbd_Message_UnreadBytes(a) >= kPairThreadBytes && pbd_Message_UnreadBytes(b) >= kPairThreadBytes &&
-      a->unread_->tree != b->unread_->tree &&
-      pthread_create(&th, NULL, read_on_thread, (void *)b) == 0) {
-    read_if_unread(a);
-    pthread_join(th, NULL);
-    return;
-  }
-  read_if_unread(a);
-  read_if_unread(b);
+  bool apart = pbd_Message_UnreadBytes(a) >= kPairThreadBytes &&
+               pbd_Message_UnreadBytes(b) >= kPairThreadBytes && a->unread_->tree != b->unread_->tree;
+  if (!pbd_Threads_RunBoth(read_on_thread, (void *)a, (void *)b, apart)) read_if_unread(b);
 }
 
 const pbd_Field *pbd_Message_Fields(const pbd_Message *m) {

@@ -17,10 +17,10 @@
  * A singular field (last value wins, parts merge), a map (keyed entries) or
  * packed scalars (values, not occurrences) in the window end the attempt,
  * and the level is read whole as before. */
-#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "pbdiff/core/threads.h"
 #include "pbdiff/canon/canon.h"
 #include "pbdiff/tree/tree.h"
 #include "pbdiff/wire/wire.h"
@@ -369,11 +369,7 @@ static bool elements_equal(const Narrowing *nw, const Side sd[2], const Sequence
 /* fn on each side's job, RIGHT's on a thread of its own when the sides
  * are two trees (which share nothing: arenas, hashers, caches). */
 static void both_sides(const Side sd[2], void *(*fn)(void *), void *left, void *right) {
-  pthread_t th;
-  bool threaded = sd[0].t != sd[1].t && pthread_create(&th, NULL, fn, right) == 0;
-  fn(left);
-  if (threaded) pthread_join(th, NULL);
-  else fn(right);
+  if (!pbd_Threads_RunBoth(fn, left, right, sd[0].t != sd[1].t)) fn(right);
 }
 
 /* A message sequence's common ends are found a block of elements at a
