@@ -1,10 +1,20 @@
 /* pbdiff — remembered hashes of messages (lib/canon/canon.h).
  *
  * A hash pass adds one entry per message of 16 bytes or more; entries stay
- * in one array in offset order (a message, which ends after its
- * descendants, is put before them), so that a lookup is a binary search,
- * usually short-cut by a cursor: a walk asks for the messages of a level in
- * the order of their bytes.
+ * in offset order, so that a lookup is a binary search, usually short-cut
+ * by a cursor: a walk asks for the messages of a level in the order of
+ * their bytes.
+ *
+ * Most entries come in offset order, or just before a few: a message ends
+ * after its descendants, so it goes before them.  One that would move many
+ * (a graph after its nodes, or a walk that hashed a sequence's last
+ * elements first and now hashes its first ones) goes to a second sorted
+ * run instead, and when it would move many there too, the second run is
+ * merged into the first.  "Many" is about the square root of the entries,
+ * so that moves and merges cost about that much an entry at worst, and
+ * nothing is ever sorted whole: before, such entries were appended out of
+ * order and the next lookup sorted them all, and a walk that looked up and
+ * added in turn sorted them again every few hundred entries.
  *
  * When the budget is reached, the deepest level goes first.  A walk reads a
  * message's level only where hashes differ, and then needs the hash of
@@ -30,15 +40,19 @@ enum {
   kDepths = 127,      /* depths kept apart; deeper ones count as the deepest */
 };
 
+/* Entries in offset order, with the cursor of the lookups. */
+typedef struct {
+  Entry *v;
+  size_t n, cap;
+  size_t cursor;        /* where the next Find probably hits */
+} Run;
+
 struct pbd_HashCache {
   const uint8_t *base;  /* offsets count from here (the input's first byte) */
-  Entry *v;
-  size_t n, cap, max;   /* max: entries the budget allows */
+  Run main, side;       /* side: those that would have moved many of main */
+  size_t max;           /* entries the budget allows, in both */
   int max_depth;        /* messages deeper than this are not kept */
   size_t at_depth[kDepths];
-  size_t cursor;        /* where the next Find probably hits */
-  bool sorted;          /* v is in offset order */
-  size_t moved;         /* entries moved to keep it so */
 };
 
 /* Each side's cache is written by its own thread: a cache line of its own,
@@ -55,17 +69,24 @@ pbd_HashCache *pbd_HashCache_New(const uint8_t *base, size_t budget_bytes) {
   c->max = budget_bytes / sizeof(Entry);
   if (c->max > UINT32_MAX / 4) c->max = UINT32_MAX / 4;
   c->max_depth = kDepths - 1;
-  c->sorted = true;
   return c;
 }
 
 void pbd_HashCache_Free(pbd_HashCache *c) {
   if (!c) return;
-  free(c->v);
+  free(c->main.v);
+  free(c->side.v);
   free(c);
 }
 
 static int entry_depth(const Entry *e) { return (int)((e->key >> 1) & 0x7f); }
+
+static void keep_shallow(Run *r, int max_depth) {
+  size_t k = 0;
+  for (size_t i = 0; i < r->n; i++)
+    if (entry_depth(&r->v[i]) <= max_depth) r->v[k++] = r->v[i];
+  r->n = k;
+}
 
 /* Full: the deepest level kept goes. */
 static void drop_deepest(pbd_HashCache *c) {
@@ -73,106 +94,150 @@ static void drop_deepest(pbd_HashCache *c) {
   if (c->max_depth < 0) return;
   c->at_depth[c->max_depth] = 0;
   c->max_depth--;
-  size_t k = 0;
-  for (size_t i = 0; i < c->n; i++)
-    if (entry_depth(&c->v[i]) <= c->max_depth) c->v[k++] = c->v[i];
-  c->n = k;
+  keep_shallow(&c->main, c->max_depth);
+  keep_shallow(&c->side, c->max_depth);
 }
 
-/* The first entry at or after offset in [lo, hi) (entries sorted by
- * offset; the one at hi, if any, is at or after it). */
-static size_t lower_bound(const pbd_HashCache *c, size_t lo, size_t hi, uint64_t offset) {
+static uint64_t offset_of(const Entry *e) { return e->key >> 8; }
+
+/* The first entry of r at or after offset in [lo, hi) (the one at hi, if
+ * any, is at or after it). */
+static size_t lower_bound(const Run *r, size_t lo, size_t hi, uint64_t offset) {
   while (lo < hi) {
     size_t mid = lo + (hi - lo) / 2;
-    if (c->v[mid].key >> 8 < offset) lo = mid + 1;
+    if (offset_of(&r->v[mid]) < offset) lo = mid + 1;
     else hi = mid;
   }
   return lo;
+}
+
+enum { kMinMoves = 64 };
+
+/* How many entries an insertion may move: about the square root of the
+ * entries (a power of two), and at least kMinMoves. */
+static size_t move_bound(size_t entries) {
+  size_t t = kMinMoves;
+  while (t * t < entries) t *= 2;
+  return t;
+}
+
+static bool reserve(Run *r, size_t need, size_t max) {
+  if (need <= r->cap) return true;
+  size_t cap = r->cap ? r->cap : 1024;
+  while (cap < need) cap *= 2;
+  if (cap > max) cap = max;
+  if (cap < need) return false;
+  Entry *nv = realloc(r->v, cap * sizeof *nv);
+  if (!nv) return false;
+  r->v = nv;
+  r->cap = cap;
+  return true;
+}
+
+typedef enum { kPut, kTooFar, kNoRoom } PutResult;
+
+/* Puts e into r in offset order, unless that moves more than
+ * move_bound(entries) entries.  The place is found from the end: an entry
+ * usually goes last, or before its descendants, the last few (so the bound
+ * is worked out only past kMinMoves). */
+static inline PutResult put(Run *r, Entry e, size_t entries, size_t max) {
+  uint64_t offset = offset_of(&e);
+  size_t k = r->n, bound = kMinMoves;
+  while (k > 0 && offset_of(&r->v[k - 1]) >= offset) {
+    if (r->n - k >= bound) {
+      if (bound > kMinMoves || r->n - k >= (bound = move_bound(entries))) return kTooFar;
+    }
+    k--;
+  }
+  if (!reserve(r, r->n + 1, max)) return kNoRoom;
+  memmove(&r->v[k + 1], &r->v[k], sizeof *r->v * (r->n - k));
+  r->v[k] = e;
+  r->n++;
+  return kPut;
+}
+
+/* The side run merged into main, from the end (main's room first). */
+static bool merge_side(pbd_HashCache *c) {
+  Run *a = &c->main, *b = &c->side;
+  if (!reserve(a, a->n + b->n, c->max)) return false;
+  size_t i = a->n, j = b->n, out = a->n + b->n;
+  while (j > 0) {
+    if (i > 0 && offset_of(&a->v[i - 1]) > offset_of(&b->v[j - 1])) a->v[--out] = a->v[--i];
+    else a->v[--out] = b->v[--j];
+  }
+  a->n += b->n;
+  free(b->v); /* (its room again as it fills: the two stay within about the budget) */
+  *b = (Run){0};
+  return true;
 }
 
 void pbd_HashCache_Add(pbd_HashCache *c, const uint8_t *data, size_t size, int depth,
                        pbd_Hash128 hash, bool empty) {
   if (!c || c->max == 0 || size < kMinBytes || data < c->base) return;
   if (depth >= kDepths) depth = kDepths - 1;
-  while (c->n >= c->max && depth <= c->max_depth) drop_deepest(c);
+  while (c->main.n + c->side.n >= c->max && depth <= c->max_depth) drop_deepest(c);
   if (depth > c->max_depth) return;
-  if (c->n == c->cap) {
-    size_t cap = c->cap ? c->cap * 2 : 1024;
-    if (cap > c->max) cap = c->max;
-    Entry *nv = realloc(c->v, cap * sizeof *nv);
-    if (!nv) return; /* best effort: a miss only costs hashing again */
-    c->v = nv;
-    c->cap = cap;
-  }
-  /* A message ends after its descendants: the entries at or after its
-   * offset are exactly its descendants, at the end.  It goes before them,
-   * so that the array stays in offset order (bounded: past a few moves per
-   * entry, the array is sorted once when first looked up instead). */
   uint64_t offset = (uint64_t)(data - c->base);
-  size_t k = c->n;
-  if (c->sorted && c->n && c->v[c->n - 1].key >> 8 >= offset) {
-    /* found from the end: as many steps as entries to move, usually few */
-    while (k > 0 && c->v[k - 1].key >> 8 >= offset) k--;
-    c->moved += c->n - k;
-    if (c->moved > 8 * c->max) {
-      c->sorted = false;
-      k = c->n;
-    } else {
-      memmove(&c->v[k + 1], &c->v[k], sizeof *c->v * (c->n - k));
-    }
+  Entry e = {offset << 8 | (uint64_t)depth << 1 | (empty ? 1 : 0), hash};
+  Run *m = &c->main;
+  if (m->n < m->cap && (m->n == 0 || offset_of(&m->v[m->n - 1]) < offset)) { /* most: last */
+    m->v[m->n++] = e;
+    c->at_depth[depth]++;
+    return;
   }
-  c->n++;
-  c->v[k].key = offset << 8 | (uint64_t)depth << 1 | (empty ? 1 : 0);
-  c->at_depth[depth]++;
-  c->v[k].hash = hash;
-}
-
-static int compare_entries(const void *a, const void *b) {
-  uint64_t x = ((const Entry *)a)->key >> 8, y = ((const Entry *)b)->key >> 8;
-  return (x > y) - (x < y);
+  /* (best effort: without room a miss only costs hashing again) */
+  size_t entries = c->main.n + c->side.n;
+  PutResult r = put(&c->main, e, entries, c->max);
+  if (r == kTooFar) r = put(&c->side, e, entries, c->max);
+  if (r == kTooFar && merge_side(c)) r = put(&c->side, e, entries, c->max);
+  if (r == kPut) c->at_depth[depth]++;
 }
 
 /* A walk asks for the messages of one level in the order of their bytes,
- * so the next lookup usually hits just after the last one. */
-static size_t find_index(pbd_HashCache *c, uint64_t offset) {
-  if (!c->sorted) { /* too many moves while adding: sorted once now */
-    qsort(c->v, c->n, sizeof *c->v, compare_entries);
-    c->sorted = true;
-    c->moved = 0; /* adding may move entries again, up to the same bound */
-  }
+ * so the next lookup usually hits just after the last one.  The entry at
+ * offset in r, or r->n. */
+static size_t find_in(Run *r, uint64_t offset) {
   /* the cursor only helps when the entry is at or after it: then it is
    * found by galloping from there (the next sibling lies past the
    * descendants of this one, however many they are) */
-  size_t lo = c->cursor;
-  if (lo > c->n) return lower_bound(c, 0, c->n, offset);
-  if (lo > 0 && c->v[lo - 1].key >> 8 >= offset) { /* behind it: a walk from the end */
+  size_t lo = r->cursor, k;
+  if (lo > r->n) {
+    k = lower_bound(r, 0, r->n, offset);
+  } else if (lo > 0 && offset_of(&r->v[lo - 1]) >= offset) { /* behind it: a walk from the end */
     size_t hi = lo - 1, step = 1; /* v[hi] is at or after offset */
-    while (hi >= step && c->v[hi - step].key >> 8 >= offset) {
+    while (hi >= step && offset_of(&r->v[hi - step]) >= offset) {
       hi -= step;
       step *= 2;
     }
     size_t below = hi >= step ? hi - step + 1 : 0; /* v[below - 1] is before it, if any */
-    return lower_bound(c, below, hi + 1, offset);
+    k = lower_bound(r, below, hi + 1, offset);
+  } else {
+    size_t step = 1, hi = lo;
+    while (hi < r->n && offset_of(&r->v[hi]) < offset) {
+      lo = hi + 1;
+      hi += step;
+      step *= 2;
+    }
+    k = lower_bound(r, lo, hi < r->n ? hi + 1 : r->n, offset);
   }
-  size_t step = 1, hi = lo;
-  while (hi < c->n && c->v[hi].key >> 8 < offset) {
-    lo = hi + 1;
-    hi += step;
-    step *= 2;
-  }
-  return lower_bound(c, lo, hi < c->n ? hi + 1 : c->n, offset);
+  if (k >= r->n || offset_of(&r->v[k]) != offset) return r->n;
+  r->cursor = k + 1;
+  return k;
 }
 
 bool pbd_HashCache_Find(const pbd_HashCache *cc, const uint8_t *data, size_t size,
                         const pbd_MessageDef *type, pbd_Hash128 *hash, bool *empty) {
-  pbd_HashCache *c = (pbd_HashCache *)cc; /* the cursor is a lookup's memo */
+  pbd_HashCache *c = (pbd_HashCache *)cc; /* the cursors are a lookup's memo */
   (void)type;
-  if (!c || c->n == 0 || data < c->base || size < kMinBytes) return false;
+  if (!c || data < c->base || size < kMinBytes) return false;
   uint64_t offset = (uint64_t)(data - c->base);
-  size_t k = find_index(c, offset);
-  if (k >= c->n || c->v[k].key >> 8 != offset) return false;
-  c->cursor = k + 1;
-  *hash = c->v[k].hash;
-  *empty = c->v[k].key & 1;
+  Run *r = &c->main;
+  size_t k = find_in(r, offset);
+  if (k == r->n) {
+    r = &c->side;
+    if (r->n == 0 || (k = find_in(r, offset)) == r->n) return false;
+  }
+  *hash = r->v[k].hash;
+  *empty = r->v[k].key & 1;
   return true;
 }

@@ -5,7 +5,8 @@
  * a kept pbd_Hasher, TryHashUnknown) with the cache give the tree's hashes.
  *
  * Tests (CK_RUN_CASE=NAME runs one): cache, cache_order, cache_onnx (the
- * ONNX test data's tensors in a model).  $PBDIFF_VERBOSE prints how many
+ * ONNX test data's tensors in a model), cache_add_order (adds by hand, in
+ * every order a pass or a walk makes).  $PBDIFF_VERBOSE prints how many
  * lookups found something; problems are always printed.  The shared
  * machinery is canon_harness.c's. */
 #include <glob.h>
@@ -17,6 +18,7 @@
 
 #include "canon_harness.h"
 #include "testutil.h"
+#include "canon/canon_internal.h" /* pbd_HashCache_Add, to feed a cache by hand */
 #include "pbdiff/wire/wire.h"
 
 /* sem3.Inner of about `size` bytes: a, s (filler), r, and a child holding a
@@ -417,11 +419,90 @@ START_TEST(hash_cache_onnx) {
 }
 END_TEST
 
+/* ---- Adds in any order ----------------------------------------------------- */
+
+/* The entries of a cache fed by hand: message k at offset 64 * k, 20 bytes,
+ * its hash made of k. */
+enum { kAddN = 20000 };
+
+static pbd_Hash128 hash_of(size_t k) { return (pbd_Hash128){k * 0x9e3779b97f4a7c15u + 1, k}; }
+
+/* The order in which message k is added, by pattern: forwards; backwards;
+ * blocks of 512 from both ends in turn (a walk narrowing a sequence from
+ * both ends, then reading what is between), each block forwards; chains of
+ * 50 where each message comes after the 49 that follow it (the deepest
+ * first, as a pass adds descendants before their parent); shuffled. */
+static void add_order(int pattern, size_t *order) {
+  size_t n = 0;
+  if (pattern == 2) {
+    size_t lo = 0, hi = kAddN;
+    for (bool front = true; lo < hi; front = !front) {
+      size_t b = hi - lo < 512 ? hi - lo : 512, from = front ? lo : hi - b;
+      for (size_t i = 0; i < b; i++) order[n++] = from + i;
+      if (front) lo += b;
+      else hi -= b;
+    }
+    return;
+  }
+  for (size_t k = 0; k < kAddN; k++)
+    order[k] = pattern == 1 ? kAddN - 1 - k : pattern == 3 ? k / 50 * 50 + 49 - k % 50 : k;
+  for (size_t j = kAddN - 1; pattern == 4 && j > 0; j--) {
+    size_t r = (j * 2654435761u + 7) % (j + 1), t = order[j];
+    order[j] = order[r], order[r] = t;
+  }
+}
+
+/* Every message added is found with its hash, after every add and at the
+ * end, whatever the order; no other offset is found.  With a budget of a
+ * tenth of them, what is found is never wrong. */
+START_TEST(hash_cache_any_add_order) {
+  static const char *const kPatterns[] = {"forwards", "backwards", "from both ends",
+                                          "chains of 50", "shuffled"};
+  uint8_t *base = calloc(64 * kAddN + 64, 1);
+  size_t *order = malloc(kAddN * sizeof *order);
+  for (int budget = 0; budget < 2; budget++) {
+    for (int p = 0; p < 5; p++) {
+      add_order(p, order);
+      size_t bytes = budget ? kAddN / 10 * 24 : 64u * kAddN;
+      pbd_HashCache *c = pbd_HashCache_New(base, bytes);
+      for (size_t j = 0; j < kAddN; j++) {
+        size_t k = order[j];
+        pbd_HashCache_Add(c, base + 64 * k, 20, (int)(k % 3), hash_of(k), k % 5 == 0);
+        /* a walk looks up as it adds: the one just added, and one before */
+        size_t probe[2] = {k, order[j / 2]};
+        for (int q = 0; q < 2; q++) {
+          pbd_Hash128 h;
+          bool empty;
+          bool found = pbd_HashCache_Find(c, base + 64 * probe[q], 20, NULL, &h, &empty);
+          ck_assert_msg(budget || found, "%s: message %zu not found after %zu adds", kPatterns[p],
+                        probe[q], j + 1);
+          ck_assert_msg(!found || (pbd_Hash128_Equal(h, hash_of(probe[q])) && empty == (probe[q] % 5 == 0)),
+                        "%s: message %zu found with another's hash", kPatterns[p], probe[q]);
+        }
+      }
+      for (size_t k = 0; k < kAddN; k++) {
+        pbd_Hash128 h;
+        bool empty;
+        bool found = pbd_HashCache_Find(c, base + 64 * k, 20, NULL, &h, &empty);
+        ck_assert_msg(budget || found, "%s: message %zu not found at the end", kPatterns[p], k);
+        ck_assert_msg(!found || pbd_Hash128_Equal(h, hash_of(k)), "%s: message %zu: wrong hash",
+                      kPatterns[p], k);
+        ck_assert_msg(!pbd_HashCache_Find(c, base + 64 * k + 1, 20, NULL, &h, &empty),
+                      "%s: an offset never added is found", kPatterns[p]);
+      }
+      pbd_HashCache_Free(c);
+    }
+  }
+  free(order), free(base);
+}
+END_TEST
+
 int main(void) {
   const ch_Test tests[] = {
       {"cache", hash_cache},
       {"cache_order", hash_cache_lookup_order},
       {"cache_onnx", hash_cache_onnx},
+      {"cache_add_order", hash_cache_any_add_order},
   };
   return ch_run("canon_cache", tests, sizeof tests / sizeof tests[0]);
 }
