@@ -414,6 +414,29 @@ static bool element_field_ignored(Walk *w, const pbd_Field *f) {
   return ignored;
 }
 
+/* Whether fields x and y (of one number) hold the same values, as
+ * field_values_equal finds them one by one.  Integers, booleans, enums and
+ * strings are compared as they are stored (no tolerance applies to them):
+ * leftovers are compared with every candidate, so this is their cost. */
+static bool same_values(Walk *w, const pbd_Field *x, const pbd_Field *y) {
+  if (x->count != y->count) return false;
+  bool plain = x->def && y->def && x->kind == y->kind;
+  if (plain && x->kind >= kPbd_Value_Int && x->kind <= kPbd_Value_Enum)
+    return !memcmp(x->v.scalars, y->v.scalars, sizeof *x->v.scalars * x->count);
+  if (plain && (x->kind == kPbd_Value_String || x->kind == kPbd_Value_Bytes)) {
+    for (uint32_t k = 0; k < x->count; k++) {
+      pbd_StrView a = x->v.strs[k], b = y->v.strs[k];
+      if (a.size != b.size || (a.size && memcmp(a.data, b.data, a.size))) return false;
+    }
+    return true;
+  }
+  for (uint32_t k = 0; k < x->count; k++) {
+    pbd_Value u = pbd_Field_Value(x, k), v = pbd_Field_Value(y, k);
+    if (!field_values_equal(w, x, k, &u, &v)) return false;
+  }
+  return true;
+}
+
 /* Share of equal fields of two messages (1 for two empty ones), elements
  * of the repeated field at the current path (LEFT's at left_index), as the
  * comparison sees them: ignored fields take no part, and floats compare
@@ -425,20 +448,16 @@ static double message_similarity(Walk *w, const pbd_Message *a, const pbd_Messag
   bool ignores = w->patterns || w->nignored_fields;
   if (w->o->tolerance_count || ignores) dw_push_index(w, left_index);
   uint32_t i = 0, j = 0, na = pbd_Message_FieldCount(a), nb = pbd_Message_FieldCount(b);
+  const pbd_Field *fa = pbd_Message_Fields(a), *fb = pbd_Message_Fields(b);
   uint32_t same = 0, total = 0;
   while (i < na || j < nb) {
-    const pbd_Field *x = i < na ? &pbd_Message_Fields(a)[i] : NULL;
-    const pbd_Field *y = j < nb ? &pbd_Message_Fields(b)[j] : NULL;
+    const pbd_Field *x = i < na ? &fa[i] : NULL;
+    const pbd_Field *y = j < nb ? &fb[j] : NULL;
     int c = !x ? 1 : !y ? -1 : order_fields(x, y);
     const pbd_Field *f = c <= 0 ? x : y;
     bool counted = !ignores || !element_field_ignored(w, f);
     if (c == 0) {
-      bool eq = x->count == y->count;
-      for (uint32_t k = 0; k < x->count && eq && counted; k++) {
-        pbd_Value u = pbd_Field_Value(x, k), v = pbd_Field_Value(y, k);
-        eq = field_values_equal(w, x, k, &u, &v);
-      }
-      if (counted) same += eq, total += 2;
+      if (counted) same += same_values(w, x, y), total += 2;
       i++, j++;
     } else {
       total += counted;
