@@ -290,6 +290,35 @@ NAME[sr]="pbdiff --delimited (report)"
 measure e.ch e er e.left.bin e.right.bin 1
 measure s.ch s sr s.left.bin s.right.bin 1
 
+# ------------------------------------------------------------------ alike elements
+# One graph of 300 000 nodes alike (the same op_type, input and output) whose
+# names all differ between the sides: no node is equal to one of the other
+# side, so every one is left over by the alignment and paired by similarity,
+# among about 64 candidates each.
+A_N=$(awk -v s="$SCALE" 'BEGIN { printf "%d", 300000 * s }')
+if [ "$(cat "$D/a.count" 2>/dev/null)" != "$A_N" ]; then
+  /usr/bin/python3 - "$D" "$A_N" <<'PY'
+import sys
+d, n = sys.argv[1], int(sys.argv[2])
+def varint(v):
+    out = bytearray()
+    while v > 0x7F:
+        out.append(v & 0x7F | 0x80)
+        v >>= 7
+    return bytes(out + bytes([v]))
+def ld(tag, b): return bytes([tag]) + varint(len(b)) + b
+for side, prefix in (("left", b"n"), ("right", b"m")):
+    nodes = b"".join(ld(0x0A, ld(0x0A, b"x") + ld(0x12, b"y") + ld(0x1A, prefix + b"%d" % i) +
+                           ld(0x22, b"Relu")) for i in range(n))
+    open(f"{d}/a.{side}.bin", "wb").write(ld(0x3A, nodes))
+PY
+  echo "$A_N" >"$D/a.count"
+fi
+# shellcheck disable=SC2016
+CMD[ar]='exec "$PBDIFF" -s "$DESC" -t "$TYPE" "$L" "$R" >/dev/null'
+NAME[ar]="pbdiff (report)"
+measure a.ch a ar a.left.bin a.right.bin 1
+
 # ------------------------------------------------------------------ Python
 # The pbdiff module (python/, make python) in process: serialized models mapped
 # and compared, next to the CLI's figures above; and 100 000
@@ -442,6 +471,15 @@ table() {
         printf "| %s | %.1f + %.1f | %.3f s | %.0f MiB | %.0f MiB | %.2f |\n", name, a / 1e6, b / 1e6,
           v[1] / 1e9, v[2] / 1024, bound / 1048576, v[2] * 1024 / bound }'
   done
+  echo
+  echo "Alike elements: one graph of $A_N nodes, alike but for their names, which all differ"
+  echo "between the sides (every node a leftover, paired by similarity):"
+  echo
+  echo "| pair | inputs (MB) | pbdiff (report) | peak RSS | peak / inputs |"
+  echo "|---|---|---|---|---|"
+  awk -v r="${RES[a.ch:ar]:-}" -v a="$(size a.left.bin)" -v b="$(size a.right.bin)" -v name="$A_N nodes renamed" 'BEGIN {
+    if (split(r, v, " ") < 3 || v[1] == "error") { printf "| %s | %.1f + %.1f | no figure (%s) | | |\n", name, a / 1e6, b / 1e6, r; exit }
+    printf "| %s | %.1f + %.1f | %.3f s | %.0f MiB | %.1fx |\n", name, a / 1e6, b / 1e6, v[1] / 1e9, v[2] / 1024, v[2] * 1024 / (a + b) }'
   echo
   targets_table
   echo
