@@ -7,11 +7,10 @@
  * possible or the answer is not plain (groups, a refused unknown field or
  * enum value, anything malformed), it answers "not sure", and the caller
  * runs the hash pass's own reading, which finds the error and words it. */
-#include "pbdiff/core/threads.h"
 #include "pbdiff/canon/canon.h"
 #include "canon/canon_internal.h"
+#include "pbdiff/core/threads.h"
 #include "pbdiff/wire/wire.h"
-
 
 static bool enum_refused(const pbd_ReadOptions *o, const pbd_FieldDef *fd, uint64_t raw) {
   return o->strict && pbd_EnumValueUnknown(fd, raw);

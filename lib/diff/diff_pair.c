@@ -37,7 +37,7 @@ typedef struct {
   const uint32_t *li, *rj;
   uint32_t nl, nr;
   uint64_t reach;  /* a candidate's skew is below it */
-  const bool *taken;
+  bool *taken;     /* RIGHT element b is paired */
   Cand *kept;      /* LEFT element a's at kept[a * kKept ..] */
   uint8_t *nkept;  /* how many a kept */
   uint8_t *next;   /* the first of them not passed over */
@@ -123,15 +123,14 @@ static void sift_down(const Pairing *p, uint32_t *heap, uint32_t n, uint32_t i) 
 }
 
 /* The greedy pass: pops the least head, pairs it or passes over it. */
-static void pair_greedily(Pairing *p, bool *taken, uint32_t *heap, uint32_t n,
-                          uint32_t *partner) {
+static void pair_greedily(Pairing *p, uint32_t *heap, uint32_t n, uint32_t *partner) {
   for (uint32_t i = n / 2; i-- > 0;) sift_down(p, heap, n, i);
   while (n > 0) {
     uint32_t a = heap[0];
     Cand c = head(p, a);
-    if (!taken[c.b]) {
+    if (!p->taken[c.b]) {
       partner[a] = c.b;
-      taken[c.b] = true;
+      p->taken[c.b] = true;
     } else if (pass_over(p, a)) {
       sift_down(p, heap, n, 0);
       continue;
@@ -146,17 +145,16 @@ bool dw_pair_similar(Walk *w, const pbd_Field *l, const uint32_t *li, uint32_t n
   for (uint32_t a = 0; a < nl; a++) partner[a] = UINT32_MAX;
   if (!nl || !nr) return true;
   uint64_t longer = nl > nr ? nl : nr;
-  bool *taken = calloc(nr, sizeof *taken);
-  Pairing p = {w, l, r, li, rj, nl, nr, (uint64_t)kPairWindow / 2 * longer, taken,
-               malloc((size_t)nl * kKept * sizeof(Cand)), malloc(nl), malloc(nl),
-               malloc(nl * sizeof(bool))};
+  Pairing p = {w, l, r, li, rj, nl, nr, (uint64_t)kPairWindow / 2 * longer,
+               calloc(nr, sizeof(bool)), malloc((size_t)nl * kKept * sizeof(Cand)),
+               malloc(nl), malloc(nl), malloc(nl * sizeof(bool))};
   uint32_t *heap = malloc(nl * sizeof *heap), n = 0;
-  bool ok = taken && p.kept && p.nkept && p.next && p.more && heap;
+  bool ok = p.taken && p.kept && p.nkept && p.next && p.more && heap;
   for (uint32_t a = 0; ok && a < nl; a++) {
     gather(&p, a);
     if (p.nkept[a]) heap[n++] = a;
   }
-  if (ok) pair_greedily(&p, taken, heap, n, partner);
-  free(heap), free(p.more), free(p.next), free(p.nkept), free(p.kept), free(taken);
+  if (ok) pair_greedily(&p, heap, n, partner);
+  free(heap), free(p.more), free(p.next), free(p.nkept), free(p.kept), free(p.taken);
   return ok;
 }
