@@ -161,9 +161,7 @@ static inline bool pbd_EnumValueUnknown(const pbd_FieldDef *fd, uint64_t raw) {
   const pbd_EnumDef *e = fd->enum_type;
   int32_t v = (int32_t)(uint32_t)raw;
   /* most enums number their values 0..n-1: then a range check decides */
-  if (e->by_number[0]->number == 0 && e->by_number[e->value_count - 1]->number ==
-                                          (int32_t)e->value_count - 1)
-    return v < 0 || v >= (int32_t)e->value_count;
+  if (e->dense_) return v < 0 || v >= (int32_t)e->value_count;
   return !pbd_EnumDef_FindValueByNumber(e, v);
 }
 

@@ -307,6 +307,8 @@ static bool load_enum(Loader *l, const pbd_WireField *ef, const char *scope) {
   e->values = values;
   e->value_count = nvalues;
   e->by_number = by_number;
+  e->dense_ = true;
+  for (uint32_t k = 0; k < nvalues && e->dense_; k++) e->dense_ = by_number[k]->number == (int32_t)k;
   if (!Vec_Push(&l->pool->enums, e)) return load_oom(l);
   return true;
 }

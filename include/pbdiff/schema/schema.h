@@ -77,6 +77,8 @@ struct pbd_EnumDef {
   const pbd_EnumValueDef *values;  /* declaration order; values[0] is the default */
   uint32_t value_count;        /* >= 1 (the loader rejects empty enums) */
   const pbd_EnumValueDef **by_number; /* sorted by number (stable), for lookup */
+  bool dense_;                 /* internal: by_number[i] is numbered i, for every i
+                                  (most enums): a known number is one below value_count */
 };
 
 /* The value a field holds when unset, in the tree's canonical form:
