@@ -128,8 +128,9 @@ static bool sibling_seen(const Fast *f, const pbd_FieldDef *fd) {
  * or group, no oneof sibling seen; if so it is marked seen. */
 static inline bool starts_run(const Fast *f, const pbd_FieldDef *fd) {
   Frame *fr = f->fr;
-  if (fr->seen[fd->index] == fr->gen || fd->is_map || fd->type == kPbd_Type_Group ||
-      (fd->oneof && sibling_seen(f, fd)))
+  if (fr->seen[fd->index] == fr->gen) return false;
+  if (!fd->plain_run_ &&
+      (fd->is_map || fd->type == kPbd_Type_Group || (fd->oneof && sibling_seen(f, fd))))
     return false;
   fr->seen[fd->index] = fr->gen;
   return true;
@@ -187,7 +188,7 @@ static int packed_values(Fast *f, const pbd_FieldDef *fd, const pbd_WireField *w
   const uint8_t *p = w->data, *end = w->data + w->size;
   size_t width;
   if (pbd_Packed_Count(fd, w, f->c->buf, &width, f->c->s) < 0) return 0;
-  bool closed = fd->type == kPbd_Type_Enum && fd->enum_type && fd->enum_type->is_closed;
+  bool closed = fd->closed_enum_;
   while (p < end) {
     uint64_t raw = 0;
     if (!width && *p < 0x80) raw = *p++;
@@ -235,8 +236,8 @@ static bool check_runs(Fast *f, const pbd_FieldDef *child, const uint8_t *from) 
     } else if (!fd->is_repeated) {
       return false;
     }
-    bool closed = fd->type == kPbd_Type_Enum && fd->enum_type && fd->enum_type->is_closed;
-    if (w.wire_type == pbd_WireTypeOf(fd->type)) {
+    bool closed = fd->closed_enum_;
+    if (w.wire_type == fd->wire_type_) {
       if (closed && pbd_EnumValueUnknown(fd, w.value)) return false;
     } else if (!fd->is_packable || w.wire_type != kPbd_WireType_Delimited || closed) {
       return false;
@@ -293,7 +294,7 @@ static int read_field(Fast *f, const pbd_WireField *w) {
     int rc = new_field(f, fd);
     if (rc <= 0) return rc;
   }
-  if (w->wire_type != pbd_WireTypeOf(fd->type)) {
+  if (w->wire_type != fd->wire_type_) {
     if (fd->is_packable && w->wire_type == kPbd_WireType_Delimited) return packed_values(f, fd, w);
     return 0; /* an unknown field of a known number */
   }
@@ -305,7 +306,7 @@ static int read_field(Fast *f, const pbd_WireField *w) {
     case kPbd_Type_Message:
       return message_value(f, fd, w);
     default:
-      if (pbd_EnumValueUnknown(fd, w->value)) return 0;
+      if (fd->closed_enum_ && pbd_EnumValueUnknown(fd, w->value)) return 0;
       return scalar_value(f, fd, w->value) ? 1 : -1;
   }
 }

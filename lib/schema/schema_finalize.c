@@ -435,6 +435,9 @@ static bool finish_field(pbd_DefPool *pool, FieldB *fb, pbd_Status *s) {
   d->is_packed = d->is_packable && (fb->packed_set ? fb->packed : proto3);
   d->validate_utf8 = d->type == kPbd_Type_String && proto3;
   d->is_map = d->is_repeated && d->type == kPbd_Type_Message && d->message_type->is_map_entry;
+  d->wire_type_ = (uint8_t)pbd_FieldType_WireType(d->type);
+  d->closed_enum_ = d->type == kPbd_Type_Enum && d->enum_type && d->enum_type->is_closed;
+  d->plain_run_ = !d->is_map && d->type != kPbd_Type_Group && !d->oneof;
   return field_default(pool, fb, s);
 }
 

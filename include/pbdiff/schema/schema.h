@@ -116,6 +116,11 @@ struct pbd_FieldDef {
   bool proto3_optional;
   bool validate_utf8;          /* string field of a proto3 file */
   bool has_default;            /* proto2 [default = ...] given */
+  /* internal, for the hash pass's fast path (lib/canon/canon_fast.c),
+   * which asks them of every field it reads: */
+  uint8_t wire_type_;          /* the wire type its values come in unpacked */
+  bool closed_enum_;           /* an enum field whose enum is closed */
+  bool plain_run_;             /* not a map, a group or a oneof member */
   pbd_DefaultValue default_value;
 };
 
