@@ -410,7 +410,7 @@ static bool add_message(Ctx *c, Msg *m, const pbd_FieldDef *fd, const pbd_WireFi
     return true;
   }
   Result r;
-  if (!pbd_CanonPass_HashMessage(c, fd->message_type, &part, 1, m->depth + 1, &r)) {
+  if (!pbd_CanonPass_HashChild(c, fd->message_type, &part, m->depth + 1, &r)) {
     pbd_FieldDef_PrependPath(fd, fd->number, s->count, c->s);
     return false;
   }

@@ -246,21 +246,6 @@ static bool check_runs(Fast *f, const pbd_FieldDef *child, const uint8_t *from) 
   return true;
 }
 
-/* A child message, hashed as pbd_CanonPass_HashMessage would: one below
- * the caches' size floor (most of a field-heavy model's) goes straight to
- * this path, no cache to look in or add to, and to the general reader only
- * if this path gives it up. */
-static bool hash_child(Ctx *c, const pbd_MessageDef *def, const pbd_Part *part, int depth,
-                       Result *r) {
-  if (part->size >= kPbd_HashCacheMinBytes || def == c->any || def->is_map_entry)
-    return pbd_CanonPass_HashMessage(c, def, part, 1, depth, r);
-  Frame *fr = pbd_CanonPass_FrameAt(c, depth, def->field_count);
-  if (!fr) return oom(c);
-  int fast = pbd_CanonPass_HashFast(c, fr, def, *part, depth, r);
-  if (fast != 0) return fast > 0;
-  return pbd_CanonPass_HashSlow(c, def, part, 1, depth, fr, false, r);
-}
-
 /* 1, 0 to give up (the child's error, too deep), -1. */
 static int message_value(Fast *f, const pbd_FieldDef *fd, const pbd_WireField *w) {
   Ctx *c = f->c;
@@ -268,7 +253,7 @@ static int message_value(Fast *f, const pbd_FieldDef *fd, const pbd_WireField *w
   if (!f->checked && !(f->checked = check_runs(f, fd, w->data + w->size))) return 0;
   pbd_Part part = {w->data, w->size};
   Result r;
-  if (!hash_child(c, fd->message_type, &part, f->depth + 1, &r)) {
+  if (!pbd_CanonPass_HashChild(c, fd->message_type, &part, f->depth + 1, &r)) {
     if (c->s->code == kPbd_Status_OutOfMemory) return -1;
     /* an error: the general reader reads the message again to report it,
      * and from now on reads every message (no fast attempt reads a child

@@ -251,6 +251,28 @@ bool pbd_CanonPass_Finish(Ctx *c, Msg *m, Result *out);
 int pbd_CanonPass_HashFast(Ctx *c, Frame *fr, const pbd_MessageDef *def, pbd_Part part, int depth,
                            Result *out);
 
+/* A message of one part that is a field's value, hashed as HashMessage
+ * would, without its work for what a child is not (a window's first
+ * message) nor, most often, has (an Any, a map entry, a cache to look in):
+ * one below the caches' size floor (most of a field-heavy model's) is not
+ * remembered, the rest as HashMessage remembers them; and to the general
+ * reader only if the fast path gives it up.  Inline in both readers: it is
+ * asked for every sub-message. */
+static inline bool pbd_CanonPass_HashChild(Ctx *c, const pbd_MessageDef *def,
+                                           const pbd_Part *part, int depth, Result *r) {
+  bool cached = part->size >= kPbd_HashCacheMinBytes;
+  if (c->fresh || c->validate || def == c->any || def->is_map_entry ||
+      (cached && (c->lookup || c->recalled)))
+    return pbd_CanonPass_HashMessage(c, def, part, 1, depth, r);
+  Frame *fr = pbd_CanonPass_FrameAt(c, depth, def->field_count);
+  if (!fr) return oom(c);
+  int fast = pbd_CanonPass_HashFast(c, fr, def, *part, depth, r);
+  if (fast == 0) return pbd_CanonPass_HashSlow(c, def, part, 1, depth, fr, false, r); /* adds it */
+  if (fast < 0) return false;
+  if (cached) pbd_HashCache_Add(c->record, part->data, part->size, depth, r->hash, r->empty);
+  return true;
+}
+
 /* A large message whose fields are all elements of repeated string, bytes
  * or message fields (or unknown fields), in number order, is hashed as it
  * is read: its record is fed to the digest value by value instead of kept
