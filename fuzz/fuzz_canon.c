@@ -1,9 +1,10 @@
 /* libFuzzer harness: the canonical hash pass (lib/canon/canon.h) against the tree
  * builder (lib/tree/tree.h) on hostile bytes.
  *
- * The first byte picks a message type (schemaless, sem3.M, sem2.M,
- * onnx.ModelProto, sem3.Inner, sem2.WithMap, onnx.TypeProto, sem3.Rec) and
- * the hash seed; the second byte the tree options; the third where the input
+ * The first byte picks a message type (bits 0-2: schemaless, sem3.M,
+ * sem2.M, onnx.ModelProto, sem3.Inner, sem2.WithMap, onnx.TypeProto,
+ * sem3.Rec; with bit 4 set, 0 is sem2.WithAlias, a closed enum with an
+ * alias, and the rest are skipped) and the hash seed (bit 3); the second byte the tree options; the third where the input
  * is split in two parts.  The rest is the message.  The schemas come from
  * the descriptor set named by $PBDIFF_FUZZ_DESC (made by `make fuzz`).
  *
@@ -38,7 +39,7 @@
 #include "pbdiff/wire/wire.h"
 
 static pbd_DefPool *pool;
-static const pbd_MessageDef *types[8];
+static const pbd_MessageDef *types[16];
 
 int LLVMFuzzerInitialize(int *argc, char ***argv) {
   (void)argc, (void)argv;
@@ -46,10 +47,11 @@ int LLVMFuzzerInitialize(int *argc, char ***argv) {
   if (!pool) return 0;
   pbd_Status s;
   pbd_Status_Clear(&s);
-  static const char *const names[8] = {NULL,           "sem3.M",          "sem2.M",
-                                       "onnx.ModelProto", "sem3.Inner",   "sem2.WithMap",
-                                       "onnx.TypeProto", "sem3.Rec"};
-  for (int i = 1; i < 8; i++) types[i] = pbd_DefPool_FindMessageByName(pool, names[i]);
+  static const char *const names[16] = {NULL,           "sem3.M",          "sem2.M",
+                                        "onnx.ModelProto", "sem3.Inner",   "sem2.WithMap",
+                                        "onnx.TypeProto", "sem3.Rec",     "sem2.WithAlias"};
+  for (int i = 1; i < 16; i++)
+    if (names[i]) types[i] = pbd_DefPool_FindMessageByName(pool, names[i]);
   return 0;
 }
 
@@ -248,8 +250,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   uint8_t sel = data[0], opt = data[1], cut = data[2];
   data += 3;
   size -= 3;
-  const pbd_MessageDef *t = types[sel & 7];
-  if ((sel & 7) && !t) return 0; /* no schema loaded */
+  unsigned k = (sel & 7) | (sel & 16) >> 1;
+  const pbd_MessageDef *t = types[k];
+  if (k && !t) return 0; /* no schema loaded, or no such type */
   const OptSet *os = &kOptSets[opt % (sizeof kOptSets / sizeof kOptSets[0])];
   pbd_ReadOptions o;
   memset(&o, 0, sizeof o);
