@@ -29,6 +29,7 @@
 
 #include "cli.h"
 #include "record_notes.h"
+#include "pbdiff/core/threads.h"
 #include "pbdiff/corpus/records.h"
 #include "pbdiff/pbdiff.h"
 
@@ -251,20 +252,26 @@ static bool read_side(Run *run, Side *s, int side) {
   return s->ok;
 }
 
-static void *read_right(void *arg) {
-  Run *run = arg;
-  read_side(run, &run->r, 2);
+/* One side's key pass, as pbd_Threads_RunBoth runs it. */
+typedef struct {
+  Run *run;
+  Side *s;
+  int side;
+} SideJob;
+
+static void *read_side_job(void *arg) {
+  SideJob *j = arg;
+  read_side(j->run, j->s, j->side);
   return NULL;
 }
 
 /* Both sides' key passes, on two threads unless -j 1; an error is LEFT's
  * when LEFT has one (as when read one after the other). */
 static bool read_sides(Run *run) {
-  pthread_t t;
-  bool threaded = run->threads > 1 && pthread_create(&t, NULL, read_right, run) == 0;
-  bool left = read_side(run, &run->l, 1);
-  if (threaded) pthread_join(t, NULL);
-  else if (left) read_side(run, &run->r, 2);
+  SideJob l = {run, &run->l, 1}, r = {run, &run->r, 2};
+  if (!pbd_Threads_RunBoth(read_side_job, &l, &r, run->threads > 1) && run->l.ok)
+    read_side_job(&r);
+  bool left = run->l.ok;
   if (!left || !run->r.ok) *run->e = !left ? run->l.e : run->r.e;
   return left && run->r.ok;
 }
