@@ -573,6 +573,7 @@ void pbd_CanonPass_FreeFrames(Ctx *c) {
     free(c->frames[i]->sorted);
     free(c->frames[i]->segs);
     free(c->frames[i]->seen);
+    free(c->frames[i]->pending);
     free(c->frames[i]);
   }
   free(c->frames);

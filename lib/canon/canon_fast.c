@@ -13,8 +13,10 @@
  * its start: a field seen before, a second member of a oneof, a map, a
  * group, an unknown field or wire type, a closed enum's unknown value, an
  * error of any kind (so that errors, and their order, are the general
- * reader's).  A message gives up before its record is hashed, so a child
- * hashed already is only found again in the cache or hashed again. */
+ * reader's).  Sub-messages are hashed only when every field of their parent
+ * has been read (finish_children), so that giving up never hashes a child
+ * twice: the general reader would hash it again, and so on down, a cost
+ * that doubles with each level.  Only a child's error gives up after. */
 #include "canon/canon_pass.h"
 
 /* Bigger messages go to the general reader, which may stream their record. */
@@ -24,12 +26,12 @@ typedef struct {
   Ctx *c;
   Frame *fr;
   const pbd_MessageDef *def;
-  pbd_Part part;
   int depth;
   size_t n;                  /* bytes of fr->rec written */
   uint32_t nsegs;
   bool ascending, descending;/* the segments' numbers so far */
-  bool checked;              /* the fields after its first child passed check_runs */
+  bool dropped;              /* a segment was emptied (finish_children) */
+  uint32_t npending;         /* sub-messages read, in fr->pending */
   const pbd_FieldDef *open;  /* the field whose run is being read, or NULL */
   size_t open_at;            /* where its segment begins */
   uint32_t count;            /* its values so far */
@@ -108,6 +110,15 @@ static bool close_run(Fast *f) {
   return push_segment(f, fd->number, f->open_at, f->n - f->open_at);
 }
 
+static __attribute__((noinline)) bool grow_pending(Fast *f) {
+  uint32_t cap = f->fr->cap_pending ? f->fr->cap_pending * 2 : 16;
+  Pending *np = realloc(f->fr->pending, sizeof *np * cap);
+  if (!np) return oom(f->c);
+  f->fr->pending = np;
+  f->fr->cap_pending = cap;
+  return true;
+}
+
 /* A new mark for the fields seen (seen[i] == gen: field i is seen). */
 static void next_gen(Frame *fr) {
   if (++fr->gen == 0) { /* wrapped: marks of old messages could read as this one's */
@@ -140,8 +151,7 @@ static inline bool starts_run(const Fast *f, const pbd_FieldDef *fd) {
  * of memory.  The run of the field before it, if repeated, ends; a repeated
  * field's run is opened, its header written with the count to come. */
 static int new_field(Fast *f, const pbd_FieldDef *fd) {
-  /* (check_runs has made this check for the rest) */
-  if (!f->checked && !starts_run(f, fd)) return 0;
+  if (!starts_run(f, fd)) return 0;
   if (f->open && !close_run(f)) return -1;
   if (!fd->is_repeated) return 1;
   f->open = fd;
@@ -210,65 +220,52 @@ static bool string_value(Fast *f, const pbd_FieldDef *fd, const pbd_WireField *w
   return (o = singular_room(f, fd, str_size(w->size))) && put_str(f->c, o, v.data, v.size);
 }
 
-/* Whether every field of the message after its first child (a value of
- * `child`, ending at `from`) is one this path reads, in runs: checked
- * before that child is hashed, so that giving up never hashes a child
- * twice (the general reader would hash it again, and so on down: a cost
- * that doubles with each level).  The fields before it have been read, and so checked,
- * by read_field, and marked seen by new_field: the check goes on from
- * there.  Only an error can make the path give up after this. */
-static bool check_runs(Fast *f, const pbd_FieldDef *child, const uint8_t *from) {
-  const pbd_FieldDef *open = child;
-  const uint8_t *p = from, *end = f->part.data + f->part.size;
-  while (p < end) {
-    pbd_WireField w;
-    const uint8_t *q = pbd_Wire_ReadCommonField(p, end, &w);
-    if (!q && !(q = pbd_Wire_ReadField(p, end, f->c->buf, f->c->max_depth - f->depth, &w, f->c->s))) {
-      pbd_Status_Clear(f->c->s);
-      return false;
-    }
-    p = q;
-    const pbd_FieldDef *fd = pbd_MessageDef_FieldByNumber(f->def, w.number);
-    if (!fd) return false;
-    if (fd != open) {
-      if (!starts_run(f, fd)) return false;
-      open = fd;
-    } else if (!fd->is_repeated) {
-      return false;
-    }
-    bool closed = fd->closed_enum_;
-    if (w.wire_type == fd->wire_type_) {
-      if (closed && pbd_EnumValueUnknown(fd, w.value)) return false;
-    } else if (!fd->is_packable || w.wire_type != kPbd_WireType_Delimited || closed) {
-      return false;
-    }
-  }
-  return true;
-}
-
-/* 1, 0 to give up (the child's error, too deep), -1. */
+/* A sub-message: its 16 bytes of the record kept for its hash, which
+ * finish_children puts there.  1, 0 to give up (too deep), -1. */
 static int message_value(Fast *f, const pbd_FieldDef *fd, const pbd_WireField *w) {
-  Ctx *c = f->c;
-  if (f->depth + 1 > c->max_depth) return 0;
-  if (!f->checked && !(f->checked = check_runs(f, fd, w->data + w->size))) return 0;
-  pbd_Part part = {w->data, w->size};
-  Result r;
-  if (!pbd_CanonPass_HashChild(c, fd->message_type, &part, f->depth + 1, &r)) {
-    if (c->s->code == kPbd_Status_OutOfMemory) return -1;
-    /* an error: the general reader reads the message again to report it,
-     * and from now on reads every message (no fast attempt reads a child
-     * twice) */
-    pbd_Status_Clear(c->s);
-    c->no_fast = true;
-    return 0;
-  }
+  if (f->depth + 1 > f->c->max_depth) return 0;
   uint8_t *o;
+  uint32_t seg = UINT32_MAX;
   if (fd->is_repeated) {
     f->count++;
-    return (o = room(f, 16)) && put_hash(o, r.hash) ? 1 : -1;
+    if (!(o = room(f, 16))) return -1;
+  } else {
+    if (!(o = singular_room(f, fd, 16))) return -1;
+    seg = f->nsegs - 1;
   }
-  if (dropped(c, fd, 0, (pbd_StrView){0}, r.empty)) return 1;
-  return (o = singular_room(f, fd, 16)) && put_hash(o, r.hash) ? 1 : -1;
+  if (f->npending == f->fr->cap_pending && !grow_pending(f)) return -1;
+  f->fr->pending[f->npending++] =
+      (Pending){fd, w->data, (uint32_t)w->size, (uint32_t)(o - f->fr->rec), seg};
+  return 1;
+}
+
+/* The sub-messages read, hashed in the order they came, each hash put in
+ * its place; a singular one that is left out as a default (an empty one
+ * with presence, under --equivalent) has its segment emptied.  1, 0 to
+ * give up (a child's error, which the general reader then reports), -1.
+ * (The children's frames are deeper ones: fr->pending stays put.) */
+static int finish_children(Fast *f) {
+  Ctx *c = f->c;
+  for (uint32_t i = 0; i < f->npending; i++) {
+    const Pending *p = &f->fr->pending[i];
+    pbd_Part part = {p->data, p->size};
+    Result r;
+    if (!pbd_CanonPass_HashChild(c, p->fd->message_type, &part, f->depth + 1, &r)) {
+      if (c->s->code == kPbd_Status_OutOfMemory) return -1;
+      /* from now on the general reader reads every message: no fast
+       * attempt reads a child twice */
+      pbd_Status_Clear(c->s);
+      c->no_fast = true;
+      return 0;
+    }
+    if (p->seg != UINT32_MAX && dropped(c, p->fd, 0, (pbd_StrView){0}, r.empty)) {
+      f->fr->segs[p->seg].len = 0;
+      f->dropped = true;
+      continue;
+    }
+    put_hash(f->fr->rec + p->at, r.hash);
+  }
+  return 1;
 }
 
 /* One field: 1, 0 to give up, -1. */
@@ -296,9 +293,11 @@ static int read_field(Fast *f, const pbd_WireField *w) {
   }
 }
 
-/* The record in number order: as read, reversed, or sorted. */
-static const uint8_t *ordered_record(Fast *f) {
-  if (f->ascending || f->nsegs < 2) return f->fr->rec;
+/* The record in number order: as read, reversed, or sorted, without the
+ * segments emptied; *len its length. */
+static const uint8_t *ordered_record(Fast *f, size_t *len) {
+  *len = f->n;
+  if (!f->dropped && (f->ascending || f->nsegs < 2)) return f->fr->rec;
   Segment *s = f->fr->segs;
   if (!f->descending) { /* insertion sort: the numbers are distinct, and few */
     for (uint32_t i = 1; i < f->nsegs; i++) {
@@ -315,12 +314,12 @@ static const uint8_t *ordered_record(Fast *f) {
     memcpy(w, f->fr->rec + g->at, g->len);
     w += g->len;
   }
+  *len = (size_t)(w - f->fr->sorted);
   return f->fr->sorted;
 }
 
-static bool start(Fast *f, Ctx *c, Frame *fr, const pbd_MessageDef *def, pbd_Part part,
-                  int depth) {
-  *f = (Fast){c, fr, def, part, depth, 0, 0, true, true, false, NULL, 0, 0};
+static bool start(Fast *f, Ctx *c, Frame *fr, const pbd_MessageDef *def, int depth) {
+  *f = (Fast){c, fr, def, depth, 0, 0, true, true, false, 0, NULL, 0, 0};
   if (def->field_count > fr->cap_seen) {
     uint32_t *seen = calloc(def->field_count, sizeof *seen);
     if (!seen) return oom(c);
@@ -337,7 +336,7 @@ int pbd_CanonPass_HashFast(Ctx *c, Frame *fr, const pbd_MessageDef *def, pbd_Par
                            Result *out) {
   if (part.size > kFastBytes || c->no_fast) return 0;
   Fast f;
-  if (!start(&f, c, fr, def, part, depth)) return -1;
+  if (!start(&f, c, fr, def, depth)) return -1;
   int group_depth_left = c->max_depth - depth;
   const uint8_t *p = part.data, *end = part.data + part.size;
   while (p < end) {
@@ -355,11 +354,15 @@ int pbd_CanonPass_HashFast(Ctx *c, Frame *fr, const pbd_MessageDef *def, pbd_Par
     p = q;
   }
   if (f.open && !close_run(&f)) return -1;
+  int rc = f.npending ? finish_children(&f) : 1;
+  if (rc <= 0) return rc;
   static const uint8_t kNothing[1];
-  const uint8_t *rec = f.n ? ordered_record(&f) : kNothing;
+  size_t len = 0;
+  const uint8_t *rec = f.n ? ordered_record(&f, &len) : kNothing;
   if (!rec) return oom(c) ? -1 : -1;
-  out->hash = digest(c, rec, f.n);
-  out->empty = f.n == 0;
+  if (len == 0) rec = kNothing;
+  out->hash = digest(c, rec, len);
+  out->empty = len == 0;
   out->entry_unknown_enum = false;
   return 1;
 }

@@ -85,6 +85,16 @@ typedef struct {
   uint32_t at, len;        /* in the frame's rec */
 } Segment;
 
+/* A sub-message the fast path has read but not yet hashed: its hash goes
+ * to the 16 bytes at `at` of the frame's rec when the message ends. */
+typedef struct {
+  const pbd_FieldDef *fd;
+  const uint8_t *data;
+  uint32_t size;
+  uint32_t at;
+  uint32_t seg;            /* a singular field's segment, or UINT32_MAX */
+} Pending;
+
 typedef struct {
   Slot *slots;
   uint32_t capslots;
@@ -97,6 +107,8 @@ typedef struct {
   uint32_t cap_segs;
   uint32_t *seen;          /* field index -> the message (gen) that had it */
   uint32_t cap_seen, gen;
+  Pending *pending;
+  uint32_t cap_pending;
 } Frame;
 
 typedef struct {
