@@ -6,10 +6,11 @@
  * as the CLI does), compared, and every edit formatted as text and JSON.
  * The schemas come from the descriptor set named by $PBDIFF_FUZZ_DESC (made
  * by `make fuzz`).  Besides the checks below (the pipeline reports what the
- * whole trees report; different hashes give an edit, equal hashes none; a
- * swap of the sides gives the same verdict; options that name nothing in
- * the inputs leave the edits as they are), any crash, leak or sanitizer report
- * is a bug; errors are fine. */
+ * whole trees report, and the verdict alone what they find; different
+ * hashes give an edit, equal hashes none; a swap of the sides gives the
+ * same verdict; options that name nothing in the inputs leave the edits as
+ * they are), any crash, leak or sanitizer report is a bug; errors are
+ * fine. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -200,6 +201,14 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
       abort();
     }
     pbd_Buf_Free(&b2);
+    /* the verdict alone (pbdiff -q: settled by the hashes where the options
+     * let them) is the walk's */
+    co.verdict_only = true;
+    int verdict = pbd_Compare(l, mid, r, size - mid, &co, NULL, NULL, &res, &s);
+    if (verdict != (n != 0)) {
+      fprintf(stderr, "verdict alone %d, whole trees %zu edits\n", verdict, n);
+      abort();
+    }
     /* never a wrong "equal": without options that relax the comparison,
      * a walk that finds nothing means the hashes agree */
     bool relaxed = d.rule_count || d.ignore_count || d.float_margin > 0 || d.partial;

@@ -222,6 +222,18 @@ static int walk(Side *l, Side *r, const pbd_CompareOptions *o, pbd_EditFunc *fn,
   return rc;
 }
 
+/* Whether inputs whose hashes differ are sure to differ, so that a walk
+ * can only confirm it: none of the options under which two values of
+ * different hashes may compare equal, and both sides read as one type.
+ * (tests/support/testutil.c and fuzz_compare check that without these a
+ * walk that finds nothing means the hashes agree.) */
+static bool hashes_settle(const pbd_CompareOptions *o, bool one_type) {
+  const pbd_DiffOptions *d = &o->diff;
+  return one_type && !o->left_types && !o->right_types && d->float_margin == 0 &&
+         d->float_fraction == 0 && !d->tolerance_count && !d->rule_count && !d->ignore_count &&
+         !d->partial && !d->bytes_view_count && !d->onnx_tensors && !d->stream_pair;
+}
+
 int pbd_Compare_Inputs(const pbd_CompareInput *left, const pbd_CompareInput *right,
                        const pbd_CompareOptions *o, pbd_EditFunc *fn, void *ctx,
                        pbd_CompareResult *result, pbd_Status *s) {
@@ -231,13 +243,16 @@ int pbd_Compare_Inputs(const pbd_CompareInput *left, const pbd_CompareInput *rig
   const pbd_MessageDef *rtype = o->right_schema ? o->right_type : o->type;
   const pbd_DefPool *rpool = o->right_schema ? o->right_pool : o->read.pool;
   uint64_t seed = o->read.hash_seed ? o->read.hash_seed : pbd_RandomSeed();
+  bool one_type = rtype == o->type && rpool == o->read.pool;
   /* identical bytes read the same way: one validating pass decides */
-  bool identical = rtype == o->type && rpool == o->read.pool && same_bytes(left, right, o->parallel) &&
+  bool identical = one_type && same_bytes(left, right, o->parallel) &&
                    !o->left_types == !o->right_types;
+  /* the verdict alone, and the hashes give it: nothing to walk */
+  bool settled = o->verdict_only && hashes_settle(o, one_type);
   Side l, r;
   int rc = -1;
-  bool ok = side_init(&l, left, o->type, o->read.pool, o, seed, !identical);
-  ok = side_init(&r, right, rtype, rpool, o, seed, !identical) && ok;
+  bool ok = side_init(&l, left, o->type, o->read.pool, o, seed, !identical && !settled);
+  ok = side_init(&r, right, rtype, rpool, o, seed, !identical && !settled) && ok;
   /* records of several types: equal hashes must mean equal types too */
   l.types = left->stream ? o->left_types : NULL;
   r.types = right->stream ? o->right_types : NULL;
@@ -262,8 +277,12 @@ int pbd_Compare_Inputs(const pbd_CompareInput *left, const pbd_CompareInput *rig
   }
   size_t n = 0;
   if (!identical && !hashes_equal(&l, &r)) {
-    rc = walk(&l, &r, o, fn ? fn : count_only, ctx, &n, result, s);
-    if (rc < 0) goto done;
+    if (settled) {
+      n = 1;
+    } else {
+      rc = walk(&l, &r, o, fn ? fn : count_only, ctx, &n, result, s);
+      if (rc < 0) goto done;
+    }
   } else if (left->stream && o->diff.stream_pair) { /* equal without a walk: in order */
     for (size_t i = 0; i < l.count; i++) o->diff.stream_pair(o->diff.stream_pair_ctx, i, i);
   }

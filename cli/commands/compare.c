@@ -265,6 +265,7 @@ int pbd_Cli_ComparePair(const pbd_CliOptions *o, const char *lpath, const char *
       co.right_type = rs.type;
       co.right_pool = rs.pool;
       co.parallel = !o->recursive && sysconf(_SC_NPROCESSORS_ONLN) > 1;
+      co.verdict_only = o->quiet;
       co.diff = ls.diff;
       co.left_types = l.types; /* Confluent records of several types */
       co.right_types = r.types;
@@ -278,7 +279,7 @@ int pbd_Cli_ComparePair(const pbd_CliOptions *o, const char *lpath, const char *
       pbd_CompareResult res;
       int rc = pbd_Compare_Inputs(&li, &ri, &co, o->quiet ? stop_at_first : pbd_Reporter_Edit,
                                   o->quiet ? (void *)&n : (void *)rep, &res, &s);
-      if (!o->quiet) n = res.n_edits;
+      if (!o->quiet || rc == 1) n = res.n_edits; /* (settled by the hashes: no edit told) */
       if (rc < 0 && res.failed_input) {
         const pbd_CliInput *bad = res.failed_input == 1 ? &l : &r;
         pbd_CliError_FromStatus(e, bad->name, &s);

@@ -56,6 +56,13 @@ typedef struct {
   const pbd_DefPool *right_pool;
   bool parallel;               /* hash the two inputs on two threads (same result;
                                   off by default) */
+  /* Only the verdict is wanted (pbdiff -q).  When the hashes settle it (one
+   * schema and type for both, and no option under which inputs of different
+   * hashes may compare equal: a tolerance, a matching rule, an ignore,
+   * partial, a typed view of bytes, stream_pair), inputs whose hashes differ
+   * are different without a walk, and no hash cache is kept for a walk: the
+   * edit function is not called, n_edits is 1. */
+  bool verdict_only;
   pbd_DiffOptions diff;        /* tolerances, matching rules, ignores, partial scope
                                   (its float_bits follows read.float_bits) */
   /* The most memory the walk may take for the trees of the parts that

@@ -209,6 +209,12 @@ char *tu_diff_hex(const pbd_MessageDef *t, const char *lhex, const char *rhex,
   ck_assert_int_ge(pbd_Compare(l, ln, r, rn, &co, tu_edit_line, &out, &res, &s), 0);
   ck_assert_msg(!strcmp(out.data, whole.data), "%s vs %s: shallow walk\n[%s]\nwhole trees\n[%s]",
                 lhex, rhex, out.data, whole.data);
+  /* and the verdict alone (pbdiff -q), settled by the hashes where the
+   * options let them, is the walk's */
+  co.verdict_only = true;
+  int verdict = pbd_Compare(l, ln, r, rn, &co, NULL, NULL, &res, &s);
+  ck_assert_msg(verdict == (out.data[0] != '\0'), "%s vs %s: verdict alone %d, edits [%s]", lhex,
+                rhex, verdict, out.data);
   pbd_Buf_Free(&whole);
   pbd_Arena_Free(a);
   free(l);
