@@ -574,6 +574,7 @@ void pbd_CanonPass_FreeFrames(Ctx *c) {
     free(c->frames[i]->segs);
     free(c->frames[i]->seen);
     free(c->frames[i]->pending);
+    free(c->frames[i]->extra);
     free(c->frames[i]);
   }
   free(c->frames);
@@ -598,8 +599,8 @@ bool pbd_CanonPass_HashMessage(Ctx *c, const pbd_MessageDef *def, const pbd_Part
   }
   Frame *frame = pbd_CanonPass_FrameAt(c, depth, def ? def->field_count : 0);
   if (!frame) return oom(c);
-  if (nparts == 1 && def && !def->is_map_entry && def != c->any && !c->validate) {
-    int fast = pbd_CanonPass_HashFast(c, frame, def, parts[0], depth, out); /* no scratch memory */
+  if (nparts && def && !def->is_map_entry && def != c->any && !c->validate) {
+    int fast = pbd_CanonPass_HashFast(c, frame, def, parts, nparts, depth, out); /* no scratch memory */
     if (fast > 0 && !fresh && cached && c->record)
       pbd_HashCache_Add(c->record, parts[0].data, total, depth, out->hash, out->empty);
     if (fast != 0) return fast > 0;

@@ -9,8 +9,10 @@
  * order when the message ends.  The bytes, and so the hash, are exactly the
  * general reader's: the record does not depend on the way it was made.
  *
- * Anything else gives up (0) and the general reader reads the message from
- * its start: a field seen before, a second member of a oneof, a map, a
+ * A message in several parts is read as their concatenation, and a singular
+ * sub-message met again is one more part of it: its parts are hashed as
+ * one message.  Anything else gives up (0) and the general reader reads the
+ * message from its start: a field seen before, a second member of a oneof, a map, a
  * group, an unknown field or wire type, a closed enum's unknown value, an
  * error of any kind (so that errors, and their order, are the general
  * reader's).  Sub-messages are hashed only when every field of their parent
@@ -21,6 +23,8 @@
 
 /* Bigger messages go to the general reader, which may stream their record. */
 enum { kFastBytes = 16 << 10 };
+/* A singular sub-message in more parts goes to the general reader. */
+enum { kMaxParts = 16 };
 
 typedef struct {
   Ctx *c;
@@ -32,6 +36,7 @@ typedef struct {
   bool ascending, descending;/* the segments' numbers so far */
   bool dropped;              /* a segment was emptied (finish_children) */
   uint32_t npending;         /* sub-messages read, in fr->pending */
+  uint32_t nextra;           /* their further parts, in fr->extra */
   const pbd_FieldDef *open;  /* the field whose run is being read, or NULL */
   size_t open_at;            /* where its segment begins */
   uint32_t count;            /* its values so far */
@@ -108,6 +113,15 @@ static bool close_run(Fast *f) {
     f->n = f->open_at + 32;
   }
   return push_segment(f, fd->number, f->open_at, f->n - f->open_at);
+}
+
+static __attribute__((noinline)) bool grow_extra(Fast *f) {
+  uint32_t cap = f->fr->cap_extra ? f->fr->cap_extra * 2 : 16;
+  ExtraPart *np = realloc(f->fr->extra, sizeof *np * cap);
+  if (!np) return oom(f->c);
+  f->fr->extra = np;
+  f->fr->cap_extra = cap;
+  return true;
 }
 
 static __attribute__((noinline)) bool grow_pending(Fast *f) {
@@ -235,8 +249,47 @@ static int message_value(Fast *f, const pbd_FieldDef *fd, const pbd_WireField *w
   }
   if (f->npending == f->fr->cap_pending && !grow_pending(f)) return -1;
   f->fr->pending[f->npending++] =
-      (Pending){fd, w->data, (uint32_t)w->size, (uint32_t)(o - f->fr->rec), seg};
+      (Pending){fd, w->data, (uint32_t)w->size, (uint32_t)(o - f->fr->rec), seg, 1};
   return 1;
+}
+
+/* A singular sub-message seen before (rule 3: its parts merge), which the
+ * oneof check of its first part has let by: the open run ends, and this
+ * part joins the pending one.  1, 0 to give up (too many parts), -1. */
+static __attribute__((noinline)) int merge_part(Fast *f, const pbd_FieldDef *fd,
+                                                const pbd_WireField *w) {
+  if (f->open && !close_run(f)) return -1;
+  uint32_t i = f->npending;
+  while (i > 0 && f->fr->pending[i - 1].fd != fd) i--;
+  if (i == 0 || f->fr->pending[i - 1].nparts == kMaxParts) return 0;
+  if (f->nextra == f->fr->cap_extra && !grow_extra(f)) return -1;
+  f->fr->pending[i - 1].nparts++;
+  f->fr->extra[f->nextra++] = (ExtraPart){i - 1, (uint32_t)w->size, w->data};
+  return 1;
+}
+
+/* Whether a field that does not begin a run is such a further part. */
+static inline bool further_part(const Fast *f, const pbd_FieldDef *fd, const pbd_WireField *w) {
+  return fd->type == kPbd_Type_Message && !fd->is_repeated &&
+         w->wire_type == kPbd_WireType_Delimited && f->fr->seen[fd->index] == f->fr->gen;
+}
+
+/* Pending sub-message i, hashed from all its parts. */
+static __attribute__((noinline)) bool hash_merged(Fast *f, uint32_t i, Result *r) {
+  const Pending *p = &f->fr->pending[i];
+  pbd_Part parts[kMaxParts];
+  parts[0] = (pbd_Part){p->data, p->size};
+  uint32_t n = 1;
+  for (uint32_t k = 0; k < f->nextra && n < p->nparts; k++)
+    if (f->fr->extra[k].pending == i) parts[n++] = (pbd_Part){f->fr->extra[k].data, f->fr->extra[k].size};
+  return pbd_CanonPass_HashMessage(f->c, p->fd->message_type, parts, n, f->depth + 1, r);
+}
+
+static inline bool hash_pending(Fast *f, uint32_t i, Result *r) {
+  const Pending *p = &f->fr->pending[i];
+  if (p->nparts > 1) return hash_merged(f, i, r);
+  pbd_Part part = {p->data, p->size};
+  return pbd_CanonPass_HashChild(f->c, p->fd->message_type, &part, f->depth + 1, r);
 }
 
 /* The sub-messages read, hashed in the order they came, each hash put in
@@ -248,9 +301,8 @@ static int finish_children(Fast *f) {
   Ctx *c = f->c;
   for (uint32_t i = 0; i < f->npending; i++) {
     const Pending *p = &f->fr->pending[i];
-    pbd_Part part = {p->data, p->size};
     Result r;
-    if (!pbd_CanonPass_HashChild(c, p->fd->message_type, &part, f->depth + 1, &r)) {
+    if (!hash_pending(f, i, &r)) {
       if (c->s->code == kPbd_Status_OutOfMemory) return -1;
       /* from now on the general reader reads every message: no fast
        * attempt reads a child twice */
@@ -272,8 +324,9 @@ static int finish_children(Fast *f) {
 static int read_field(Fast *f, const pbd_WireField *w) {
   const pbd_FieldDef *fd = pbd_MessageDef_FieldByNumber(f->def, w->number);
   if (!fd) return 0;
-  if (fd != f->open) { /* (a singular field set twice is seen: last value wins, parts merge) */
+  if (fd != f->open) {
     int rc = new_field(f, fd);
+    if (rc == 0 && further_part(f, fd, w)) return merge_part(f, fd, w);
     if (rc <= 0) return rc;
   }
   if (w->wire_type != fd->wire_type_) {
@@ -319,7 +372,7 @@ static const uint8_t *ordered_record(Fast *f, size_t *len) {
 }
 
 static bool start(Fast *f, Ctx *c, Frame *fr, const pbd_MessageDef *def, int depth) {
-  *f = (Fast){c, fr, def, depth, 0, 0, true, true, false, 0, NULL, 0, 0};
+  *f = (Fast){c, fr, def, depth, 0, 0, true, true, false, 0, 0, NULL, 0, 0};
   if (def->field_count > fr->cap_seen) {
     uint32_t *seen = calloc(def->field_count, sizeof *seen);
     if (!seen) return oom(c);
@@ -332,12 +385,10 @@ static bool start(Fast *f, Ctx *c, Frame *fr, const pbd_MessageDef *def, int dep
   return true;
 }
 
-int pbd_CanonPass_HashFast(Ctx *c, Frame *fr, const pbd_MessageDef *def, pbd_Part part, int depth,
-                           Result *out) {
-  if (part.size > kFastBytes || c->no_fast) return 0;
-  Fast f;
-  if (!start(&f, c, fr, def, depth)) return -1;
-  int group_depth_left = c->max_depth - depth;
+/* The fields of one part: 1, 0 to give up, -1. */
+static int read_part(Fast *f, pbd_Part part) {
+  Ctx *c = f->c;
+  int group_depth_left = c->max_depth - f->depth;
   const uint8_t *p = part.data, *end = part.data + part.size;
   while (p < end) {
     pbd_WireField w;
@@ -346,12 +397,26 @@ int pbd_CanonPass_HashFast(Ctx *c, Frame *fr, const pbd_MessageDef *def, pbd_Par
       pbd_Status_Clear(c->s);
       return 0;
     }
-    int rc = read_field(&f, &w);
+    int rc = read_field(f, &w);
     if (rc <= 0) {
       if (rc == 0) pbd_Status_Clear(c->s);
       return rc;
     }
     p = q;
+  }
+  return 1;
+}
+
+int pbd_CanonPass_HashFast(Ctx *c, Frame *fr, const pbd_MessageDef *def, const pbd_Part *parts,
+                           size_t nparts, int depth, Result *out) {
+  size_t total = parts[0].size;
+  for (size_t i = 1; i < nparts; i++) total += parts[i].size;
+  if (total > kFastBytes || c->no_fast) return 0;
+  Fast f;
+  if (!start(&f, c, fr, def, depth)) return -1;
+  for (size_t i = 0; i < nparts; i++) {
+    int rc = read_part(&f, parts[i]);
+    if (rc <= 0) return rc;
   }
   if (f.open && !close_run(&f)) return -1;
   int rc = f.npending ? finish_children(&f) : 1;

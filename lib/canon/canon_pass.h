@@ -89,11 +89,20 @@ typedef struct {
  * to the 16 bytes at `at` of the frame's rec when the message ends. */
 typedef struct {
   const pbd_FieldDef *fd;
-  const uint8_t *data;
+  const uint8_t *data;     /* its first part */
   uint32_t size;
   uint32_t at;
   uint32_t seg;            /* a singular field's segment, or UINT32_MAX */
+  uint32_t nparts;         /* a singular one's: 1, or more merged (their
+                              others are in the frame's extra) */
 } Pending;
+
+/* A further part of a pending singular sub-message (canon_fast.c). */
+typedef struct {
+  uint32_t pending;        /* its index in the frame's pending */
+  uint32_t size;
+  const uint8_t *data;
+} ExtraPart;
 
 typedef struct {
   Slot *slots;
@@ -109,6 +118,8 @@ typedef struct {
   uint32_t cap_seen, gen;
   Pending *pending;
   uint32_t cap_pending;
+  ExtraPart *extra;
+  uint32_t cap_extra;
 } Frame;
 
 typedef struct {
@@ -254,14 +265,14 @@ void pbd_CanonPass_FreeFrames(Ctx *c);
  * (canon_record.c). */
 bool pbd_CanonPass_Finish(Ctx *c, Msg *m, Result *out);
 
-/* The fast path (canon_fast.c) for a message of one part whose fields each
- * come in one run, as most writers write them (in field-number order or
- * its reverse, say): the record is written as the fields are read, with
- * no slots.  1: hashed into *out; 0: not such a message (nothing is
- * reported: the general reader reads it again, and finds any error);
- * -1: out of memory, the status set. */
-int pbd_CanonPass_HashFast(Ctx *c, Frame *fr, const pbd_MessageDef *def, pbd_Part part, int depth,
-                           Result *out);
+/* The fast path (canon_fast.c) for a message (of `nparts` parts, read as
+ * one) whose fields each come in one run, as most writers write them (in
+ * field-number order or its reverse, say): the record is written as the
+ * fields are read, with no slots.  1: hashed into *out; 0: not such a
+ * message (nothing is reported: the general reader reads it again, and
+ * finds any error); -1: out of memory, the status set. */
+int pbd_CanonPass_HashFast(Ctx *c, Frame *fr, const pbd_MessageDef *def, const pbd_Part *parts,
+                           size_t nparts, int depth, Result *out);
 
 /* A message of one part that is a field's value, hashed as HashMessage
  * would, without its work for what a child is not (a window's first
@@ -278,7 +289,7 @@ static inline bool pbd_CanonPass_HashChild(Ctx *c, const pbd_MessageDef *def,
     return pbd_CanonPass_HashMessage(c, def, part, 1, depth, r);
   Frame *fr = pbd_CanonPass_FrameAt(c, depth, def->field_count);
   if (!fr) return oom(c);
-  int fast = pbd_CanonPass_HashFast(c, fr, def, *part, depth, r);
+  int fast = pbd_CanonPass_HashFast(c, fr, def, part, 1, depth, r);
   if (fast == 0) return pbd_CanonPass_HashSlow(c, def, part, 1, depth, fr, false, r); /* adds it */
   if (fast < 0) return false;
   if (cached) pbd_HashCache_Add(c->record, part->data, part->size, depth, r->hash, r->empty);
