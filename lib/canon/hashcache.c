@@ -1,16 +1,19 @@
 /* pbdiff — remembered hashes of messages (lib/canon/canon.h).
  *
- * A hash pass adds one entry per message of 16 bytes or more; entries stay
- * in offset order, so that a lookup is a binary search, usually short-cut
- * by a cursor: a walk asks for the messages of a level in the order of
- * their bytes.
+ * A hash pass adds one entry per message of 16 bytes or more, to the list
+ * of its nesting level; each level's entries stay in offset order, so that
+ * a lookup is a binary search, usually short-cut by a cursor: a walk asks
+ * for the messages of a level in the order of their bytes.  A lookup tries
+ * the level of the last one found first.
  *
- * Most entries come in offset order, or just before a few: a message ends
- * after its descendants, so it goes before them.  One that would move many
- * (a graph after its nodes, or a walk that hashed a sequence's last
- * elements first and now hashes its first ones) goes to a second sorted
- * run instead, and when it would move many there too, the second run is
- * merged into the first.  "Many" is about the square root of the entries,
+ * A pass hashes a message after its descendants, so one list for all
+ * levels would have each message put before them, moving them; within a
+ * level, messages are hashed in the order of their bytes, and most entries
+ * go last.  One that would move many (the general reader hashes a singular
+ * child after the repeated ones that follow it; a walk may hash a
+ * sequence's last elements first and then its first ones) goes to a second
+ * sorted run of its level instead, and when it would move many there too,
+ * the second run is merged into the first.  "Many" is about the square root of the entries,
  * so that moves and merges cost about that much an entry at worst, and
  * nothing is ever sorted whole: before, such entries were appended out of
  * order and the next lookup sorted them all, and a walk that looked up and
@@ -27,11 +30,11 @@
 #include "canon/canon_internal.h"
 
 /* 24 bytes an entry: the message's first byte as an offset from the input's
- * first byte, its depth and whether it is empty, then its hash.  No two
- * messages of one input begin at the same byte (a sub-message's bytes
- * begin after its tag), so the offset is the key. */
+ * first byte and whether it is empty, then its hash.  No two messages of
+ * one input begin at the same byte (a sub-message's bytes begin after its
+ * tag), so the offset is the key. */
 typedef struct {
-  uint64_t key;   /* offset << 8 | depth << 1 | empty */
+  uint64_t key;   /* offset << 1 | empty */
   pbd_Hash128 hash;
 } Entry;
 
@@ -47,12 +50,19 @@ typedef struct {
   size_t cursor;        /* where the next Find probably hits */
 } Run;
 
+/* One nesting level's entries. */
+typedef struct {
+  Run main, side;       /* side: those that would have moved many of main */
+} Level;
+
 struct pbd_HashCache {
   const uint8_t *base;  /* offsets count from here (the input's first byte) */
-  Run main, side;       /* side: those that would have moved many of main */
-  size_t max;           /* entries the budget allows, in both */
+  size_t max;           /* entries the budget allows, in all levels */
+  size_t entries;
   int max_depth;        /* messages deeper than this are not kept */
-  size_t at_depth[kDepths];
+  int deepest;          /* the deepest level that has had entries, or -1 */
+  int last_hit;         /* the level of the last lookup that found one */
+  Level level[kDepths];
 };
 
 /* Each side's cache is written by its own thread: a cache line of its own,
@@ -69,36 +79,34 @@ pbd_HashCache *pbd_HashCache_New(const uint8_t *base, size_t budget_bytes) {
   c->max = budget_bytes / sizeof(Entry);
   if (c->max > UINT32_MAX / 4) c->max = UINT32_MAX / 4;
   c->max_depth = kDepths - 1;
+  c->deepest = -1;
   return c;
+}
+
+static size_t level_entries(const Level *l) { return l->main.n + l->side.n; }
+
+static void free_level(Level *l) {
+  free(l->main.v);
+  free(l->side.v);
+  *l = (Level){0};
 }
 
 void pbd_HashCache_Free(pbd_HashCache *c) {
   if (!c) return;
-  free(c->main.v);
-  free(c->side.v);
+  for (int d = 0; d <= c->deepest; d++) free_level(&c->level[d]);
   free(c);
-}
-
-static int entry_depth(const Entry *e) { return (int)((e->key >> 1) & 0x7f); }
-
-static void keep_shallow(Run *r, int max_depth) {
-  size_t k = 0;
-  for (size_t i = 0; i < r->n; i++)
-    if (entry_depth(&r->v[i]) <= max_depth) r->v[k++] = r->v[i];
-  r->n = k;
 }
 
 /* Full: the deepest level kept goes. */
 static void drop_deepest(pbd_HashCache *c) {
-  while (c->max_depth >= 0 && c->at_depth[c->max_depth] == 0) c->max_depth--;
+  while (c->max_depth >= 0 && level_entries(&c->level[c->max_depth]) == 0) c->max_depth--;
   if (c->max_depth < 0) return;
-  c->at_depth[c->max_depth] = 0;
+  c->entries -= level_entries(&c->level[c->max_depth]);
+  free_level(&c->level[c->max_depth]);
   c->max_depth--;
-  keep_shallow(&c->main, c->max_depth);
-  keep_shallow(&c->side, c->max_depth);
 }
 
-static uint64_t offset_of(const Entry *e) { return e->key >> 8; }
+static uint64_t offset_of(const Entry *e) { return e->key >> 1; }
 
 /* The first entry of r at or after offset in [lo, hi) (the one at hi, if
  * any, is at or after it). */
@@ -156,10 +164,11 @@ static inline PutResult put(Run *r, Entry e, size_t entries, size_t max) {
   return kPut;
 }
 
-/* The side run merged into main, from the end (main's room first). */
-static bool merge_side(pbd_HashCache *c) {
-  Run *a = &c->main, *b = &c->side;
-  if (!reserve(a, a->n + b->n, c->max)) return false;
+/* A level's side run merged into its main, from the end (main's room
+ * first). */
+static bool merge_side(Level *l, size_t max) {
+  Run *a = &l->main, *b = &l->side;
+  if (!reserve(a, a->n + b->n, max)) return false;
   size_t i = a->n, j = b->n, out = a->n + b->n;
   while (j > 0) {
     if (i > 0 && offset_of(&a->v[i - 1]) > offset_of(&b->v[j - 1])) a->v[--out] = a->v[--i];
@@ -171,32 +180,43 @@ static bool merge_side(pbd_HashCache *c) {
   return true;
 }
 
+/* The rest of an add: the budget reached, or the entry not the level's
+ * last.  (Apart, so that the common add is a leaf that saves no registers.) */
+static __attribute__((noinline)) void add_slow(pbd_HashCache *c, uint64_t offset, int depth,
+                                               pbd_Hash128 hash, bool empty) {
+  while (c->entries >= c->max && depth <= c->max_depth) drop_deepest(c);
+  if (depth > c->max_depth) return;
+  if (depth > c->deepest) c->deepest = depth;
+  Entry e = {offset << 1 | (empty ? 1 : 0), hash};
+  Level *l = &c->level[depth];
+  /* (best effort: without room a miss only costs hashing again) */
+  size_t entries = level_entries(l);
+  PutResult r = put(&l->main, e, entries, c->max);
+  if (r == kTooFar) r = put(&l->side, e, entries, c->max);
+  if (r == kTooFar && merge_side(l, c->max)) r = put(&l->side, e, entries, c->max);
+  if (r == kPut) c->entries++;
+}
+
 void pbd_HashCache_Add(pbd_HashCache *c, const uint8_t *data, size_t size, int depth,
                        pbd_Hash128 hash, bool empty) {
   if (!c || c->max == 0 || size < kMinBytes || data < c->base) return;
   if (depth >= kDepths) depth = kDepths - 1;
-  while (c->main.n + c->side.n >= c->max && depth <= c->max_depth) drop_deepest(c);
-  if (depth > c->max_depth) return;
   uint64_t offset = (uint64_t)(data - c->base);
-  Entry e = {offset << 8 | (uint64_t)depth << 1 | (empty ? 1 : 0), hash};
-  Run *m = &c->main;
-  if (m->n < m->cap && (m->n == 0 || offset_of(&m->v[m->n - 1]) < offset)) { /* most: last */
-    m->v[m->n++] = e;
-    c->at_depth[depth]++;
+  Run *m = &c->level[depth].main;
+  if (c->entries < c->max && depth <= c->deepest && m->n && m->n < m->cap &&
+      offset_of(&m->v[m->n - 1]) < offset) { /* most: last of a level begun */
+    m->v[m->n++] = (Entry){offset << 1 | (empty ? 1 : 0), hash};
+    c->entries++;
     return;
   }
-  /* (best effort: without room a miss only costs hashing again) */
-  size_t entries = c->main.n + c->side.n;
-  PutResult r = put(&c->main, e, entries, c->max);
-  if (r == kTooFar) r = put(&c->side, e, entries, c->max);
-  if (r == kTooFar && merge_side(c)) r = put(&c->side, e, entries, c->max);
-  if (r == kPut) c->at_depth[depth]++;
+  if (depth <= c->max_depth) add_slow(c, offset, depth, hash, empty);
 }
 
 /* A walk asks for the messages of one level in the order of their bytes,
  * so the next lookup usually hits just after the last one.  The entry at
  * offset in r, or r->n. */
 static size_t find_in(Run *r, uint64_t offset) {
+  if (r->n == 0) return 0;
   /* the cursor only helps when the entry is at or after it: then it is
    * found by galloping from there (the next sibling lies past the
    * descendants of this one, however many they are) */
@@ -225,19 +245,28 @@ static size_t find_in(Run *r, uint64_t offset) {
   return k;
 }
 
+/* The entry at offset in level l, or NULL. */
+static const Entry *find_at_level(Level *l, uint64_t offset) {
+  size_t k = find_in(&l->main, offset);
+  if (k < l->main.n) return &l->main.v[k];
+  k = find_in(&l->side, offset);
+  return k < l->side.n ? &l->side.v[k] : NULL;
+}
+
 bool pbd_HashCache_Find(const pbd_HashCache *cc, const uint8_t *data, size_t size,
                         const pbd_MessageDef *type, pbd_Hash128 *hash, bool *empty) {
   pbd_HashCache *c = (pbd_HashCache *)cc; /* the cursors are a lookup's memo */
   (void)type;
-  if (!c || data < c->base || size < kMinBytes) return false;
+  if (!c || data < c->base || size < kMinBytes || c->entries == 0) return false;
   uint64_t offset = (uint64_t)(data - c->base);
-  Run *r = &c->main;
-  size_t k = find_in(r, offset);
-  if (k == r->n) {
-    r = &c->side;
-    if (r->n == 0 || (k = find_in(r, offset)) == r->n) return false;
+  int last = c->last_hit, top = c->deepest < c->max_depth ? c->deepest : c->max_depth;
+  const Entry *e = last <= top ? find_at_level(&c->level[last], offset) : NULL;
+  for (int d = 0; !e && d <= top; d++) {
+    if (d == last || !(e = find_at_level(&c->level[d], offset))) continue;
+    c->last_hit = d;
   }
-  *hash = r->v[k].hash;
-  *empty = r->v[k].key & 1;
+  if (!e) return false;
+  *hash = e->hash;
+  *empty = e->key & 1;
   return true;
 }
