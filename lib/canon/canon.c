@@ -27,9 +27,9 @@ static bool grow(Ctx *c, void **p, uint32_t *cap, uint32_t need, size_t elem) {
   return true;
 }
 
-/* Makes room for n more bytes at the end of b; NULL when out of memory. */
-static uint8_t *bytes_room(Ctx *c, Bytes *b, size_t n) {
-  if (b->sink && b->n + n > b->cap) { /* a streamed record: full, to the digest */
+/* bytes_room when b is full: to the digest (a streamed record) or grown. */
+static __attribute__((noinline)) uint8_t *bytes_room_full(Ctx *c, Bytes *b, size_t n) {
+  if (b->sink) { /* a streamed record: full, to the digest */
     XXH3_128bits_update(b->sink, b->p, b->n);
     b->n = 0;
   }
@@ -53,6 +53,15 @@ static uint8_t *bytes_room(Ctx *c, Bytes *b, size_t n) {
     b->p = np;
     b->cap = want;
   }
+  uint8_t *w = b->p + b->n;
+  b->n += n;
+  return w;
+}
+
+/* Makes room for n more bytes at the end of b; NULL when out of memory.
+ * Inline: it is asked for every value of a repeated field. */
+static inline uint8_t *bytes_room(Ctx *c, Bytes *b, size_t n) {
+  if (b->n + n > b->cap) return bytes_room_full(c, b, n);
   uint8_t *w = b->p + b->n;
   b->n += n;
   return w;
