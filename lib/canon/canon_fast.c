@@ -73,13 +73,21 @@ static inline bool put_header(Fast *f, const pbd_FieldDef *fd, uint64_t count) {
   return true;
 }
 
-static __attribute__((noinline)) bool grow_segs(Fast *f) {
-  uint32_t cap = f->nsegs ? f->nsegs * 2 : 32;
-  Segment *ns = realloc(f->fr->segs, sizeof *ns * cap);
-  if (!ns) return oom(f->c);
-  f->fr->segs = ns;
-  f->fr->cap_segs = cap;
+/* One of the frame's arrays (segs, pending, extra) full: twice as big, or
+ * `first` elements; false out of memory (status set).  Apart from its
+ * callers: it is seldom needed. */
+static __attribute__((noinline)) bool grow_frame_array(Fast *f, void **p, uint32_t *cap,
+                                                       uint32_t first, size_t elem) {
+  uint32_t want = *cap ? *cap * 2 : first;
+  void *np = realloc(*p, elem * want);
+  if (!np) return oom(f->c);
+  *p = np;
+  *cap = want;
   return true;
+}
+
+static bool grow_segs(Fast *f) {
+  return grow_frame_array(f, (void **)&f->fr->segs, &f->fr->cap_segs, 32, sizeof(Segment));
 }
 
 /* A field's part of the record, fr->rec[at, at + len), is finished: listed
@@ -115,22 +123,12 @@ static bool close_run(Fast *f) {
   return push_segment(f, fd->number, f->open_at, f->n - f->open_at);
 }
 
-static __attribute__((noinline)) bool grow_extra(Fast *f) {
-  uint32_t cap = f->fr->cap_extra ? f->fr->cap_extra * 2 : 16;
-  ExtraPart *np = realloc(f->fr->extra, sizeof *np * cap);
-  if (!np) return oom(f->c);
-  f->fr->extra = np;
-  f->fr->cap_extra = cap;
-  return true;
+static bool grow_extra(Fast *f) {
+  return grow_frame_array(f, (void **)&f->fr->extra, &f->fr->cap_extra, 16, sizeof(ExtraPart));
 }
 
-static __attribute__((noinline)) bool grow_pending(Fast *f) {
-  uint32_t cap = f->fr->cap_pending ? f->fr->cap_pending * 2 : 16;
-  Pending *np = realloc(f->fr->pending, sizeof *np * cap);
-  if (!np) return oom(f->c);
-  f->fr->pending = np;
-  f->fr->cap_pending = cap;
-  return true;
+static bool grow_pending(Fast *f) {
+  return grow_frame_array(f, (void **)&f->fr->pending, &f->fr->cap_pending, 16, sizeof(Pending));
 }
 
 /* A new mark for the fields seen (seen[i] == gen: field i is seen). */

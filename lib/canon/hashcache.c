@@ -203,7 +203,7 @@ void pbd_HashCache_Add(pbd_HashCache *c, const uint8_t *data, size_t size, int d
   if (depth >= kDepths) depth = kDepths - 1;
   uint64_t offset = (uint64_t)(data - c->base);
   Run *m = &c->level[depth].main;
-  if (c->entries < c->max && depth <= c->deepest && m->n && m->n < m->cap &&
+  if (c->entries < c->max && m->n && m->n < m->cap &&
       offset_of(&m->v[m->n - 1]) < offset) { /* most: last of a level begun */
     m->v[m->n++] = (Entry){offset << 1 | (empty ? 1 : 0), hash};
     c->entries++;
