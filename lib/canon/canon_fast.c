@@ -40,6 +40,7 @@ typedef struct {
   const pbd_FieldDef *open;  /* the field whose run is being read, or NULL */
   size_t open_at;            /* where its segment begins */
   uint32_t count;            /* its values so far */
+  bool typed;                /* --typed-fields: the record tags' second form */
 } Fast;
 
 static bool grow_bytes(uint8_t **p, size_t *cap, size_t need) {
@@ -69,7 +70,7 @@ static inline uint8_t *room(Fast *f, size_t n) {
 static inline bool put_header(Fast *f, const pbd_FieldDef *fd, uint64_t count) {
   uint8_t *w = room(f, 16);
   if (!w) return false;
-  put_u64(put_u64(w, pbd_FieldRecordTag(fd->number, fd, f->c->o->typed_fields)), count);
+  put_u64(put_u64(w, fd->record_tag_[f->typed]), count);
   return true;
 }
 
@@ -178,7 +179,7 @@ static inline uint8_t *singular_room(Fast *f, const pbd_FieldDef *fd, size_t len
   size_t at = f->n;
   uint8_t *w = room(f, 16 + len);
   if (!w || !push_segment(f, fd->number, at, 16 + len)) return NULL;
-  return put_u64(put_u64(w, pbd_FieldRecordTag(fd->number, fd, f->c->o->typed_fields)), 1);
+  return put_u64(put_u64(w, fd->record_tag_[f->typed]), 1);
 }
 
 /* The fields this path reads are no map entry's (pbd_CanonPass_HashMessage). */
@@ -187,15 +188,20 @@ static inline bool dropped(const Ctx *c, const pbd_FieldDef *fd, uint64_t u, pbd
   return pbd_CanonPass_DropsAsDefault(c, false, fd, u, str, child_empty);
 }
 
-/* Inline wherever it is called: once per scalar, and a call's saved
- * registers cost more than its work. */
-static inline __attribute__((always_inline)) bool scalar_value(Fast *f, const pbd_FieldDef *fd,
-                                                                uint64_t raw) {
+/* A value of the open run of a repeated scalar.  This and scalar_one are
+ * inline wherever they are called: once per scalar, and a call's saved
+ * registers cost more than their work. */
+static inline __attribute__((always_inline)) bool scalar_run(Fast *f, const pbd_FieldDef *fd,
+                                                              uint64_t raw) {
   uint8_t *w;
-  if (fd->is_repeated) {
-    f->count++;
-    return (w = room(f, 8)) && put_u64(w, canonical_scalar(f->c, fd, raw));
-  }
+  f->count++;
+  return (w = room(f, 8)) && put_u64(w, canonical_scalar(f->c, fd, raw));
+}
+
+/* A singular scalar's value, left out when it is the default. */
+static inline __attribute__((always_inline)) bool scalar_one(Fast *f, const pbd_FieldDef *fd,
+                                                              uint64_t raw) {
+  uint8_t *w;
   uint64_t v = pbd_DecodeScalarInline(fd->type, raw);
   /* (without presence a default goes by its bits: dropped()'s first case) */
   if (fd->has_presence ? f->c->o->equivalent && dropped(f->c, fd, v, (pbd_StrView){0}, false)
@@ -216,25 +222,27 @@ static int packed_values(Fast *f, const pbd_FieldDef *fd, const pbd_WireField *w
     if (!width && *p < 0x80) raw = *p++;
     else if (!(p = pbd_Packed_Next(fd, width, p, end, f->c->buf, &raw, f->c->s))) return 0;
     if (closed && pbd_EnumValueUnknown(fd, raw)) return 0;
-    if (!scalar_value(f, fd, raw)) return -1;
+    if (!scalar_run(f, fd, raw)) return -1;
   }
   return 1;
 }
 
-static bool string_value(Fast *f, const pbd_FieldDef *fd, const pbd_WireField *w) {
+static inline bool string_value(Fast *f, const pbd_FieldDef *fd, const uint8_t *data,
+                                size_t size) {
   uint8_t *o;
   if (fd->is_repeated) {
     f->count++;
-    return (o = room(f, str_size(w->size))) && put_str(f->c, o, (const char *)w->data, w->size);
+    return (o = room(f, str_size(size))) && put_str(f->c, o, (const char *)data, size);
   }
-  pbd_StrView v = {(const char *)w->data, w->size};
+  pbd_StrView v = {(const char *)data, size};
   if (dropped(f->c, fd, 0, v, false)) return true;
-  return (o = singular_room(f, fd, str_size(w->size))) && put_str(f->c, o, v.data, v.size);
+  return (o = singular_room(f, fd, str_size(size))) && put_str(f->c, o, v.data, v.size);
 }
 
 /* A sub-message: its 16 bytes of the record kept for its hash, which
  * finish_children puts there.  1, 0 to give up (too deep), -1. */
-static int message_value(Fast *f, const pbd_FieldDef *fd, const pbd_WireField *w) {
+static inline int message_value(Fast *f, const pbd_FieldDef *fd, const uint8_t *data,
+                                size_t size) {
   if (f->depth + 1 > f->c->max_depth) return 0;
   uint8_t *o;
   uint32_t seg = UINT32_MAX;
@@ -247,7 +255,7 @@ static int message_value(Fast *f, const pbd_FieldDef *fd, const pbd_WireField *w
   }
   if (f->npending == f->fr->cap_pending && !grow_pending(f)) return -1;
   f->fr->pending[f->npending++] =
-      (Pending){fd, w->data, (uint32_t)w->size, (uint32_t)(o - f->fr->rec), seg, 1};
+      (Pending){fd, data, (uint32_t)size, (uint32_t)(o - f->fr->rec), seg, 1};
   return 1;
 }
 
@@ -255,21 +263,21 @@ static int message_value(Fast *f, const pbd_FieldDef *fd, const pbd_WireField *w
  * oneof check of its first part has let by: the open run ends, and this
  * part joins the pending one.  1, 0 to give up (too many parts), -1. */
 static __attribute__((noinline)) int merge_part(Fast *f, const pbd_FieldDef *fd,
-                                                const pbd_WireField *w) {
+                                                const uint8_t *data, size_t size) {
   if (f->open && !close_run(f)) return -1;
   uint32_t i = f->npending;
   while (i > 0 && f->fr->pending[i - 1].fd != fd) i--;
   if (i == 0 || f->fr->pending[i - 1].nparts == kMaxParts) return 0;
   if (f->nextra == f->fr->cap_extra && !grow_extra(f)) return -1;
   f->fr->pending[i - 1].nparts++;
-  f->fr->extra[f->nextra++] = (ExtraPart){i - 1, (uint32_t)w->size, w->data};
+  f->fr->extra[f->nextra++] = (ExtraPart){i - 1, (uint32_t)size, data};
   return 1;
 }
 
 /* Whether a field that does not begin a run is such a further part. */
-static inline bool further_part(const Fast *f, const pbd_FieldDef *fd, const pbd_WireField *w) {
+static inline bool further_part(const Fast *f, const pbd_FieldDef *fd, int wire_type) {
   return fd->type == kPbd_Type_Message && !fd->is_repeated &&
-         w->wire_type == kPbd_WireType_Delimited && f->fr->seen[fd->index] == f->fr->gen;
+         wire_type == kPbd_WireType_Delimited && f->fr->seen[fd->index] == f->fr->gen;
 }
 
 /* Pending sub-message i, hashed from all its parts. */
@@ -318,29 +326,19 @@ static int finish_children(Fast *f) {
   return 1;
 }
 
-/* One field: 1, 0 to give up, -1. */
-static int read_field(Fast *f, const pbd_WireField *w) {
-  const pbd_FieldDef *fd = pbd_MessageDef_FieldByNumber(f->def, w->number);
-  if (!fd) return 0;
-  if (fd != f->open) {
-    int rc = new_field(f, fd);
-    if (rc == 0 && further_part(f, fd, w)) return merge_part(f, fd, w);
-    if (rc <= 0) return rc;
-  }
-  if (w->wire_type != fd->wire_type_) {
-    if (fd->is_packable && w->wire_type == kPbd_WireType_Delimited) return packed_values(f, fd, w);
-    return 0; /* an unknown field of a known number */
-  }
-  switch (fd->type) {
-    case kPbd_Type_String:
-    case kPbd_Type_Bytes:
-      if (!pbd_StringValueOk(fd, w, f->c->buf, 0, f->c->s)) return 0;
-      return string_value(f, fd, w) ? 1 : -1;
-    case kPbd_Type_Message:
-      return message_value(f, fd, w);
-    default:
-      if (fd->closed_enum_ && pbd_EnumValueUnknown(fd, w->value)) return 0;
-      return scalar_value(f, fd, w->value) ? 1 : -1;
+
+/* A segment copied: every one but an emptied one is at least its 16-byte
+ * header, and most are at most 64 bytes (a scalar's, a sub-message's, a
+ * short string's), copied in overlapping moves of fixed size: a call to
+ * memcpy costs more than such a copy. */
+static inline void copy_segment(uint8_t *w, const uint8_t *s, size_t len) {
+  if (len > 64) memcpy(w, s, len);
+  else if (len > 32) {
+    memcpy(w, s, 32);
+    memcpy(w + len - 32, s + len - 32, 32);
+  } else if (len >= 16) {
+    memcpy(w, s, 16);
+    memcpy(w + len - 16, s + len - 16, 16);
   }
 }
 
@@ -362,7 +360,7 @@ static const uint8_t *ordered_record(Fast *f, size_t *len) {
   uint8_t *w = f->fr->sorted;
   for (uint32_t k = 0; k < f->nsegs; k++) {
     const Segment *g = &s[f->descending ? f->nsegs - 1 - k : k];
-    memcpy(w, f->fr->rec + g->at, g->len);
+    copy_segment(w, f->fr->rec + g->at, g->len);
     w += g->len;
   }
   *len = (size_t)(w - f->fr->sorted);
@@ -370,7 +368,7 @@ static const uint8_t *ordered_record(Fast *f, size_t *len) {
 }
 
 static bool start(Fast *f, Ctx *c, Frame *fr, const pbd_MessageDef *def, int depth) {
-  *f = (Fast){c, fr, def, depth, 0, 0, true, true, false, 0, 0, NULL, 0, 0};
+  *f = (Fast){c, fr, def, depth, 0, 0, true, true, false, 0, 0, NULL, 0, 0, c->o->typed_fields};
   if (def->field_count > fr->cap_seen) {
     uint32_t *seen = calloc(def->field_count, sizeof *seen);
     if (!seen) return oom(c);
@@ -383,24 +381,152 @@ static bool start(Fast *f, Ctx *c, Frame *fr, const pbd_MessageDef *def, int dep
   return true;
 }
 
-/* The fields of one part: 1, 0 to give up, -1. */
+/* A LEN field's length at q: the byte after it and *len, or NULL when it
+ * is malformed or runs past end. */
+static inline const uint8_t *read_len(const uint8_t *q, const uint8_t *end, size_t *len) {
+  uint64_t n = *q;
+  if (n < 0x80) q++;
+  else if (!(q = pbd_Wire_ReadVarint(q, end, &n))) return NULL;
+  if (n > (uint64_t)(end - q)) return NULL;
+  *len = (size_t)n;
+  return q;
+}
+
+/* A tag the fused reader does not take (one of three bytes or more, or no
+ * byte after it): the field read the long way, so that any error in it gives
+ * up as before, and its tag again as a varint.  The byte after the tag and
+ * *tag, or NULL to give up. */
+static __attribute__((noinline)) const uint8_t *long_tag(Fast *f, const uint8_t *p,
+                                                         const uint8_t *end, uint32_t *tag) {
+  pbd_WireField w;
+  uint64_t t;
+  if (!pbd_Wire_ReadField(p, end, f->c->buf, f->c->max_depth - f->depth, &w, f->c->s) ||
+      !(p = pbd_Wire_ReadVarint(p, end, &t)) || t > UINT32_MAX)
+    return NULL;
+  *tag = (uint32_t)t;
+  return p;
+}
+
+/* A field's first value, or a value of a field whose run this is not: the
+ * run of the field before ends, fd's begins (new_field), or a singular
+ * sub-message's further part joins its first.  The byte after it when it
+ * was a further part (*rc 1), NULL otherwise (*rc 1 to read the value, 0
+ * to give up, -1). */
+static inline const uint8_t *field_begins(Fast *f, const pbd_FieldDef *fd, int wire_type,
+                                          const uint8_t *q, const uint8_t *end, int *rc) {
+  *rc = new_field(f, fd);
+  if (*rc != 0 || !further_part(f, fd, wire_type)) return NULL;
+  size_t len;
+  if (!(q = read_len(q, end, &len))) return NULL;
+  *rc = merge_part(f, fd, q, len);
+  return *rc == 1 ? q + len : NULL;
+}
+
+/* A packed run of fd's values at q (a LEN field of a packable field): the
+ * byte after it, or NULL (*rc 0 to give up, -1). */
+static const uint8_t *packed_field(Fast *f, const pbd_FieldDef *fd, const uint8_t *q,
+                                   const uint8_t *end, int *rc) {
+  pbd_WireField w = {.wire_type = kPbd_WireType_Delimited};
+  *rc = 0;
+  if (!(q = read_len(q, end, &w.size))) return NULL;
+  w.data = q;
+  *rc = packed_values(f, fd, &w);
+  return *rc == 1 ? q + w.size : NULL;
+}
+
+/* The value of fd at q, in the wire type fd's values come in: read and
+ * its part of the record written, by fd's kind (one switch for the wire
+ * type, the field's kind and whether it is repeated).  The byte after
+ * it, or NULL (*rc 0 to give up: malformed, a closed enum's unknown value,
+ * invalid UTF-8, too deep; -1). */
+static inline __attribute__((always_inline)) const uint8_t *
+read_value(Fast *f, const pbd_FieldDef *fd, const uint8_t *q, const uint8_t *end, int *rc) {
+  uint64_t v;
+  size_t len;
+  *rc = 0;
+  switch ((pbd_FastKind_)fd->fast_kind_) {
+    case kPbd_FastKind_Varint:
+    case kPbd_FastKind_Varints:
+      v = *q;
+      if (v < 0x80) q++;
+      else if (!(q = pbd_Wire_ReadVarint(q, end, &v))) return NULL;
+      if (fd->closed_enum_ && pbd_EnumValueUnknown(fd, v)) return NULL;
+      break;
+    case kPbd_FastKind_Fixed64:
+    case kPbd_FastKind_Fixed64s:
+      if (end - q < 8) return NULL;
+      v = pbd_LoadLe64(q);
+      q += 8;
+      break;
+    case kPbd_FastKind_Fixed32:
+    case kPbd_FastKind_Fixed32s:
+      if (end - q < 4) return NULL;
+      v = pbd_LoadLe32(q);
+      q += 4;
+      break;
+    case kPbd_FastKind_Str:
+    case kPbd_FastKind_Strs:
+      if (!(q = read_len(q, end, &len))) return NULL;
+      if (fd->validate_utf8 && pbd_Utf8_InvalidAt(q, len) != len) return NULL;
+      *rc = string_value(f, fd, q, len) ? 1 : -1;
+      return *rc == 1 ? q + len : NULL;
+    case kPbd_FastKind_Message:
+    case kPbd_FastKind_Messages:
+      if (!(q = read_len(q, end, &len))) return NULL;
+      *rc = message_value(f, fd, q, len);
+      return *rc == 1 ? q + len : NULL;
+    default:
+      return NULL;
+  }
+  bool ok = fd->fast_kind_ >= kPbd_FastKind_Varints ? scalar_run(f, fd, v) : scalar_one(f, fd, v);
+  *rc = ok ? 1 : -1;
+  return ok ? q : NULL;
+}
+
+/* The fields of one part: 1, 0 to give up, -1.  A tag of one or two bytes
+ * is read here (fields 1 to 2047: ONNX's AttributeProto.type is 20), with
+ * a byte after it; any other the long way. */
 static int read_part(Fast *f, pbd_Part part) {
-  Ctx *c = f->c;
-  int group_depth_left = c->max_depth - f->depth;
   const uint8_t *p = part.data, *end = part.data + part.size;
+  const pbd_MessageDef *def = f->def;
   while (p < end) {
-    pbd_WireField w;
-    const uint8_t *q = pbd_Wire_ReadCommonField(p, end, &w);
-    if (!q && !(q = pbd_Wire_ReadField(p, end, c->buf, group_depth_left, &w, c->s))) {
-      pbd_Status_Clear(c->s);
-      return 0;
+    uint32_t tag = p[0];
+    const uint8_t *q = p + 1;
+    if (tag >= 0x80) {
+      if (end - p >= 3 && p[1] < 0x80) {
+        tag = (tag & 0x7f) | (uint32_t)p[1] << 7;
+        q = p + 2;
+      } else {
+        q = long_tag(f, p, end, &tag);
+      }
+    } else if (q == end) {
+      q = long_tag(f, p, end, &tag);
     }
-    int rc = read_field(f, &w);
-    if (rc <= 0) {
-      if (rc == 0) pbd_Status_Clear(c->s);
-      return rc;
+    if (!q || tag < 8) goto give_up;
+    const pbd_FieldDef *fd = pbd_MessageDef_FieldByNumber(def, tag >> 3);
+    if (!fd) goto give_up;
+    int wire_type = tag & 7, rc;
+    if (fd != f->open) {
+      const uint8_t *past = field_begins(f, fd, wire_type, q, end, &rc);
+      if (past) {
+        p = past;
+        continue;
+      }
+      if (rc <= 0) goto out;
     }
-    p = q;
+    if (wire_type != fd->wire_type_) {
+      if (!fd->is_packable || wire_type != kPbd_WireType_Delimited) goto give_up;
+      p = packed_field(f, fd, q, end, &rc);
+    } else {
+      p = read_value(f, fd, q, end, &rc);
+    }
+    if (!p) goto out;
+    continue;
+  give_up:
+    rc = 0;
+  out:
+    if (rc == 0) pbd_Status_Clear(f->c->s);
+    return rc;
   }
   return 1;
 }

@@ -419,6 +419,20 @@ static bool type_is_packable(pbd_FieldType t) {
          t != kPbd_Type_Group;
 }
 
+/* pbd_FastKind_ of a field (schema.h). */
+static pbd_FastKind_ fast_kind(const pbd_FieldDef *d) {
+  if (d->is_map || d->type == kPbd_Type_Group) return kPbd_FastKind_GiveUp;
+  int run = d->is_repeated ? kPbd_FastKind_Varints - kPbd_FastKind_Varint : 0;
+  pbd_FastKind_ one;
+  switch (d->wire_type_) {
+    case kPbd_WireType_Varint: one = kPbd_FastKind_Varint; break;
+    case kPbd_WireType_Fixed64: one = kPbd_FastKind_Fixed64; break;
+    case kPbd_WireType_Fixed32: one = kPbd_FastKind_Fixed32; break;
+    default: one = d->type == kPbd_Type_Message ? kPbd_FastKind_Message : kPbd_FastKind_Str;
+  }
+  return (pbd_FastKind_)(one + run);
+}
+
 /* Derived flags; needs types resolved and oneofs built. */
 static bool finish_field(pbd_DefPool *pool, FieldB *fb, pbd_Status *s) {
   pbd_FieldDef *d = &fb->def;
@@ -438,6 +452,11 @@ static bool finish_field(pbd_DefPool *pool, FieldB *fb, pbd_Status *s) {
   d->wire_type_ = (uint8_t)pbd_FieldType_WireType(d->type);
   d->closed_enum_ = d->type == kPbd_Type_Enum && d->enum_type && d->enum_type->is_closed;
   d->plain_run_ = !d->is_map && d->type != kPbd_Type_Group && !d->oneof;
+  d->fast_kind_ = (uint8_t)fast_kind(d);
+  /* (as pbd_FieldRecordTag in lib/canon/canon_internal.h writes a schema
+   * field's: the fuzzers and tests hold the two readers to one hash) */
+  d->record_tag_[0] = (uint64_t)d->number << 8 | 1;
+  d->record_tag_[1] = d->record_tag_[0] | (uint64_t)(d->type & 0x1f) << 2;
   return field_default(pool, fb, s);
 }
 

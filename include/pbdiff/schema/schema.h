@@ -90,6 +90,17 @@ typedef struct {
   pbd_StrView s;
 } pbd_DefaultValue;
 
+/* Internal, for the hash pass's fast path: a field's values by their wire
+ * type and whether they come in a run (repeated), so that one switch reads
+ * a value; a map or a group is the general reader's. */
+typedef enum {
+  kPbd_FastKind_GiveUp = 0,
+  kPbd_FastKind_Varint, kPbd_FastKind_Fixed64, kPbd_FastKind_Fixed32,
+  kPbd_FastKind_Str, kPbd_FastKind_Message,
+  kPbd_FastKind_Varints, kPbd_FastKind_Fixed64s, kPbd_FastKind_Fixed32s,
+  kPbd_FastKind_Strs, kPbd_FastKind_Messages,
+} pbd_FastKind_;
+
 struct pbd_FieldDef {
   const char *name;            /* "elem_type"; for a group field, the field name */
   const char *full_name;       /* "onnx.TypeProto.Tensor.elem_type"; for an extension,
@@ -121,6 +132,9 @@ struct pbd_FieldDef {
   uint8_t wire_type_;          /* the wire type its values come in unpacked */
   bool closed_enum_;           /* an enum field whose enum is closed */
   bool plain_run_;             /* not a map, a group or a oneof member */
+  uint8_t fast_kind_;          /* pbd_FastKind_: how a value in wire_type_ is read */
+  uint64_t record_tag_[2];     /* the first word of its part of a pbh1 record
+                                  (docs/hash.md): [1] with --typed-fields */
   pbd_DefaultValue default_value;
 };
 
