@@ -41,6 +41,8 @@ typedef struct {
   size_t open_at;            /* where its segment begins */
   uint32_t count;            /* its values so far */
   bool typed;                /* --typed-fields: the record tags' second form */
+  bool few;                  /* at most 64 fields: marked in seen_bits, else in fr->seen */
+  uint64_t seen_bits;        /* bit i: field i is seen */
 } Fast;
 
 static bool grow_bytes(uint8_t **p, size_t *cap, size_t need) {
@@ -107,7 +109,14 @@ static inline bool push_segment(Fast *f, uint32_t number, size_t at, size_t len)
 /* The open repeated field's run ends: its segment is finished (the count,
  * or a digest in place of more than kPbd_InlineScalars values) and listed.
  * (A singular field's segment is written whole as it is read.) */
-static bool close_run(Fast *f) {
+static __attribute__((noinline)) void digest_run(Fast *f) {
+  uint8_t *vals = f->fr->rec + f->open_at + 16;
+  pbd_Hash128 h = digest(f->c, vals, 8 * (size_t)f->count);
+  put_hash(vals, h);
+  f->n = f->open_at + 32;
+}
+
+static inline __attribute__((always_inline)) bool close_run(Fast *f) {
   const pbd_FieldDef *fd = f->open;
   f->open = NULL;
   if (f->count == 0) { /* an empty packed run: no values, no field */
@@ -115,12 +124,7 @@ static bool close_run(Fast *f) {
     return true;
   }
   put_u64(f->fr->rec + f->open_at + 8, f->count);
-  if (fd->is_packable && f->count > kPbd_InlineScalars) {
-    uint8_t *vals = f->fr->rec + f->open_at + 16;
-    pbd_Hash128 h = digest(f->c, vals, 8 * (size_t)f->count);
-    put_hash(vals, h);
-    f->n = f->open_at + 32;
-  }
+  if (fd->is_packable && f->count > kPbd_InlineScalars) digest_run(f);
   return push_segment(f, fd->number, f->open_at, f->n - f->open_at);
 }
 
@@ -132,7 +136,8 @@ static bool grow_pending(Fast *f) {
   return grow_frame_array(f, (void **)&f->fr->pending, &f->fr->cap_pending, 16, sizeof(Pending));
 }
 
-/* A new mark for the fields seen (seen[i] == gen: field i is seen). */
+/* A new mark for the fields seen in a message of more than 64 fields
+ * (seen[i] == gen: field i is seen). */
 static void next_gen(Frame *fr) {
   if (++fr->gen == 0) { /* wrapped: marks of old messages could read as this one's */
     memset(fr->seen, 0, sizeof *fr->seen * fr->cap_seen);
@@ -140,23 +145,33 @@ static void next_gen(Frame *fr) {
   }
 }
 
+/* Whether field i of the message has been seen in it.  Most messages
+ * have at most 64 fields, marked in one word: no memory to load or clear. */
+static inline bool seen(const Fast *f, uint32_t i) {
+  return f->few ? f->seen_bits >> i & 1 : f->fr->seen[i] == f->fr->gen;
+}
+
+static inline void mark_seen(Fast *f, uint32_t i) {
+  if (f->few) f->seen_bits |= (uint64_t)1 << i;
+  else f->fr->seen[i] = f->fr->gen;
+}
+
 /* A oneof member whose sibling came first: the general reader clears it. */
 static bool sibling_seen(const Fast *f, const pbd_FieldDef *fd) {
   const pbd_OneofDef *o = fd->oneof;
   for (uint32_t i = 0; i < o->field_count; i++)
-    if (o->fields[i] != fd && f->fr->seen[o->fields[i]->index] == f->fr->gen) return true;
+    if (o->fields[i] != fd && seen(f, o->fields[i]->index)) return true;
   return false;
 }
 
 /* Whether fd may begin a run here: not seen before in this message, no map
  * or group, no oneof sibling seen; if so it is marked seen. */
-static inline bool starts_run(const Fast *f, const pbd_FieldDef *fd) {
-  Frame *fr = f->fr;
-  if (fr->seen[fd->index] == fr->gen) return false;
+static inline bool starts_run(Fast *f, const pbd_FieldDef *fd) {
+  if (seen(f, fd->index)) return false;
   if (!fd->plain_run_ &&
       (fd->is_map || fd->type == kPbd_Type_Group || (fd->oneof && sibling_seen(f, fd))))
     return false;
-  fr->seen[fd->index] = fr->gen;
+  mark_seen(f, fd->index);
   return true;
 }
 
@@ -277,7 +292,7 @@ static __attribute__((noinline)) int merge_part(Fast *f, const pbd_FieldDef *fd,
 /* Whether a field that does not begin a run is such a further part. */
 static inline bool further_part(const Fast *f, const pbd_FieldDef *fd, int wire_type) {
   return fd->type == kPbd_Type_Message && !fd->is_repeated &&
-         wire_type == kPbd_WireType_Delimited && f->fr->seen[fd->index] == f->fr->gen;
+         wire_type == kPbd_WireType_Delimited && seen(f, fd->index);
 }
 
 /* Pending sub-message i, hashed from all its parts. */
@@ -368,7 +383,9 @@ static const uint8_t *ordered_record(Fast *f, size_t *len) {
 }
 
 static bool start(Fast *f, Ctx *c, Frame *fr, const pbd_MessageDef *def, int depth) {
-  *f = (Fast){c, fr, def, depth, 0, 0, true, true, false, 0, 0, NULL, 0, 0, c->o->typed_fields};
+  *f = (Fast){c,    fr, def, depth, 0, 0, true, true, false, 0, 0, NULL, 0, 0, c->o->typed_fields,
+              def->field_count <= 64, 0};
+  if (f->few) return true;
   if (def->field_count > fr->cap_seen) {
     uint32_t *seen = calloc(def->field_count, sizeof *seen);
     if (!seen) return oom(c);
