@@ -226,19 +226,34 @@ static inline __attribute__((always_inline)) bool scalar_one(Fast *f, const pbd_
          put_u64(w, pbd_HashBitsOfType(f->c->o->float_bits, fd->type, v));
 }
 
-/* 1, 0 to give up (a malformed run, a closed enum's unknown value), -1. */
-static int packed_values(Fast *f, const pbd_FieldDef *fd, const pbd_WireField *w) {
-  const uint8_t *p = w->data, *end = w->data + w->size;
-  size_t width;
-  if (pbd_Packed_Count(fd, w, f->c->buf, &width, f->c->s) < 0) return 0;
-  bool closed = fd->closed_enum_;
-  while (p < end) {
-    uint64_t raw = 0;
-    if (!width && *p < 0x80) raw = *p++;
-    else if (!(p = pbd_Packed_Next(fd, width, p, end, f->c->buf, &raw, f->c->s))) return 0;
-    if (closed && pbd_EnumValueUnknown(fd, raw)) return 0;
-    if (!scalar_run(f, fd, raw)) return -1;
+/* A packed run of fd's values, p[0, size): 1, 0 to give up (a malformed
+ * run, a closed enum's unknown value), -1.  Malformed as pbd_Packed_Count
+ * and pbd_Packed_Next find it (a size no multiple of the width, a varint
+ * cut short or too long), read here without a call per value, into room
+ * made once for as many values as the bytes can hold. */
+static int packed_values(Fast *f, const pbd_FieldDef *fd, const uint8_t *p, size_t size) {
+  const uint8_t *end = p + size;
+  int wt = fd->wire_type_;
+  size_t width = wt == kPbd_WireType_Fixed32 ? 4 : wt == kPbd_WireType_Fixed64 ? 8 : 1;
+  if (size % width) return 0;
+  uint8_t *w0 = room(f, 8 * (size / width)), *w = w0;
+  if (!w) return -1;
+  uint64_t raw;
+  if (wt == kPbd_WireType_Varint) {
+    bool closed = fd->closed_enum_;
+    while (p < end) {
+      raw = *p;
+      if (raw < 0x80) p++;
+      else if (!(p = pbd_Wire_ReadVarint(p, end, &raw))) return 0;
+      if (closed && pbd_EnumValueUnknown(fd, raw)) return 0;
+      w = put_u64(w, canonical_scalar(f->c, fd, raw));
+    }
+  } else {
+    for (; p < end; p += width)
+      w = put_u64(w, canonical_scalar(f->c, fd, width == 4 ? pbd_LoadLe32(p) : pbd_LoadLe64(p)));
   }
+  f->count += (uint32_t)((size_t)(w - w0) / 8);
+  f->n -= (size_t)(w0 + 8 * (size / width) - w); /* the room the values did not fill */
   return 1;
 }
 
@@ -443,12 +458,11 @@ static inline const uint8_t *field_begins(Fast *f, const pbd_FieldDef *fd, int w
  * byte after it, or NULL (*rc 0 to give up, -1). */
 static const uint8_t *packed_field(Fast *f, const pbd_FieldDef *fd, const uint8_t *q,
                                    const uint8_t *end, int *rc) {
-  pbd_WireField w = {.wire_type = kPbd_WireType_Delimited};
+  size_t len;
   *rc = 0;
-  if (!(q = read_len(q, end, &w.size))) return NULL;
-  w.data = q;
-  *rc = packed_values(f, fd, &w);
-  return *rc == 1 ? q + w.size : NULL;
+  if (!(q = read_len(q, end, &len))) return NULL;
+  *rc = packed_values(f, fd, q, len);
+  return *rc == 1 ? q + len : NULL;
 }
 
 /* The value of fd at q, in the wire type fd's values come in: read and
