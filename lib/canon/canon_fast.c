@@ -398,8 +398,21 @@ static const uint8_t *ordered_record(Fast *f, size_t *len) {
 }
 
 static bool start(Fast *f, Ctx *c, Frame *fr, const pbd_MessageDef *def, int depth) {
-  *f = (Fast){c,    fr, def, depth, 0, 0, true, true, false, 0, 0, NULL, 0, 0, c->o->typed_fields,
-              def->field_count <= 64, 0};
+  /* (each member set, rather than the whole struct: open_at and count are
+   * set when a run opens) */
+  f->c = c;
+  f->fr = fr;
+  f->def = def;
+  f->depth = depth;
+  f->n = 0;
+  f->nsegs = 0;
+  f->ascending = f->descending = true;
+  f->dropped = false;
+  f->npending = f->nextra = 0;
+  f->open = NULL;
+  f->typed = c->o->typed_fields;
+  f->few = def->field_count <= 64;
+  f->seen_bits = 0;
   if (f->few) return true;
   if (def->field_count > fr->cap_seen) {
     uint32_t *seen = calloc(def->field_count, sizeof *seen);
