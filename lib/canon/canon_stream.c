@@ -62,7 +62,8 @@ static bool plan_runs(Ctx *c, const pbd_MessageDef *def, const pbd_Part *parts, 
     const uint8_t *p = parts[i].data, *end = p + parts[i].size;
     while (p < end) {
       pbd_WireField f;
-      p = pbd_Wire_ReadField(p, end, c->buf, c->max_depth - depth, &f, &s);
+      const uint8_t *q = pbd_Wire_ReadCommonField(p, end, &f); /* (most fields, inline) */
+      p = q ? q : pbd_Wire_ReadField(p, end, c->buf, c->max_depth - depth, &f, &s);
       if (!p || f.wire_type == kPbd_WireType_EndGroup) return false;
       const pbd_FieldDef *fd = def ? pbd_MessageDef_FieldByNumber(def, f.number) : NULL;
       if (!occurrence_recorded(c, def, fd, &f)) return false;
