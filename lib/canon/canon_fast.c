@@ -8,6 +8,10 @@
  * one segment of the frame's buffer, and the segments are put in number
  * order when the message ends.  The bytes, and so the hash, are exactly the
  * general reader's: the record does not depend on the way it was made.
+ * A field's tag (of one or two bytes: others are read the long way) leads
+ * to its FieldDef, and its value is read by the kind worked out when the
+ * schema was loaded (fast_kind_: the wire type, a string or a message, one
+ * value or a run), in one switch.
  *
  * A message in several parts is read as their concatenation, and a singular
  * sub-message met again is one more part of it: its parts are hashed as
