@@ -170,9 +170,10 @@ static inline bool pbd_EnumValueUnknown(const pbd_FieldDef *fd, uint64_t raw) {
 /* The first word of a field's hash record: its number, then 1 for a schema
  * field and 2 for an unknown one; with typed_fields the schema type too. */
 static inline uint64_t pbd_FieldRecordTag(uint32_t number, const pbd_FieldDef *fd, bool typed) {
-  uint64_t tag = fd ? 1 : 2;
-  if (fd && typed) tag |= (uint64_t)(fd->type & 0x1f) << 2;
-  return (uint64_t)number << 8 | tag;
+  /* A schema field's word was worked out when the schema was loaded
+   * (finish_field in lib/schema/schema_finalize.c), the one place it is. */
+  if (fd) return fd->record_tag_[typed];
+  return (uint64_t)number << 8 | 2;
 }
 
 /* Rule 10 on a float's and a double's bits: -0 as +0, every NaN as the one

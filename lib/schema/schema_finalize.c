@@ -453,8 +453,9 @@ static bool finish_field(pbd_DefPool *pool, FieldB *fb, pbd_Status *s) {
   d->closed_enum_ = d->type == kPbd_Type_Enum && d->enum_type && d->enum_type->is_closed;
   d->plain_run_ = !d->is_map && d->type != kPbd_Type_Group && !d->oneof;
   d->fast_kind_ = (uint8_t)fast_kind(d);
-  /* (as pbd_FieldRecordTag in lib/canon/canon_internal.h writes a schema
-   * field's: the fuzzers and tests hold the two readers to one hash) */
+  /* The first word of the field's part of a pbh1 record: its number, 1 for
+   * a schema field, and with typed_fields its type. pbd_FieldRecordTag
+   * (lib/canon/canon_internal.h) reads it from here for every reader. */
   d->record_tag_[0] = (uint64_t)d->number << 8 | 1;
   d->record_tag_[1] = d->record_tag_[0] | (uint64_t)(d->type & 0x1f) << 2;
   return field_default(pool, fb, s);
