@@ -253,19 +253,37 @@ static const Entry *find_at_level(Level *l, uint64_t offset) {
   return k < l->side.n ? &l->side.v[k] : NULL;
 }
 
-bool pbd_HashCache_Find(const pbd_HashCache *cc, const uint8_t *data, size_t size,
-                        const pbd_MessageDef *type, pbd_Hash128 *hash, bool *empty) {
-  pbd_HashCache *c = (pbd_HashCache *)cc; /* the cursors are a lookup's memo */
-  (void)type;
-  if (!c || data < c->base || size < kMinBytes || c->entries == 0) return false;
-  uint64_t offset = (uint64_t)(data - c->base);
+/* The entry at offset in any level, trying the last one found in first. */
+static __attribute__((noinline)) const Entry *find_anywhere(pbd_HashCache *c, uint64_t offset) {
   int last = c->last_hit, top = c->deepest < c->max_depth ? c->deepest : c->max_depth;
   const Entry *e = last <= top ? find_at_level(&c->level[last], offset) : NULL;
   for (int d = 0; !e && d <= top; d++) {
     if (d == last || !(e = find_at_level(&c->level[d], offset))) continue;
     c->last_hit = d;
   }
-  if (!e) return false;
+  return e;
+}
+
+bool pbd_HashCache_Find(const pbd_HashCache *cc, const uint8_t *data, size_t size,
+                        const pbd_MessageDef *type, pbd_Hash128 *hash, bool *empty) {
+  pbd_HashCache *c = (pbd_HashCache *)cc; /* the cursors are a lookup's memo */
+  (void)type;
+  if (!c || data < c->base || size < kMinBytes || c->entries == 0) return false;
+  uint64_t offset = (uint64_t)(data - c->base);
+  /* A sequence's elements are asked for in turn, from either end: the
+   * next is at the cursor of the last level found in, or the previous just
+   * before the last found.  (A dropped level has no entries.)  The rest
+   * apart, so that this is a leaf that saves no registers. */
+  Run *r = &c->level[c->last_hit].main;
+  size_t at = r->cursor;
+  if (at >= r->n || offset_of(&r->v[at]) != offset) at -= 2; /* (0 or 1: past any n) */
+  const Entry *e;
+  if (at < r->n && offset_of(&r->v[at]) == offset) {
+    r->cursor = at + 1;
+    e = &r->v[at];
+  } else if (!(e = find_anywhere(c, offset))) {
+    return false;
+  }
   *hash = e->hash;
   *empty = e->key & 1;
   return true;

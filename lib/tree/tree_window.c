@@ -192,9 +192,10 @@ bool pbd_Message_NarrowPair(const pbd_Message *a, const pbd_Message *b, pbd_Mess
  * bytes field ("sequence field") is cut to the elements between its
  * common prefix and its common suffix, compared by the hash pass's hashes
  * (strings by their bytes).  Every other field stays in the windows whole,
- * in the order of its occurrences.  The elements are kept as 4-byte
- * offsets while the prefix and suffix are found, then dropped: the window
- * messages are byte ranges of the inputs. */
+ * in the order of its occurrences.  The elements are kept as 12 bytes each
+ * (where the field and its payload begin, and the payload's size: each is
+ * read from the wire once) while the prefix and suffix are found, then
+ * dropped: the window messages are byte ranges of the inputs. */
 
 enum { kMaxWindowParts = 1 << 16 };
 
@@ -202,9 +203,15 @@ enum { kMaxWindowParts = 1 << 16 };
  * is padded to lie in cache lines of its own, else every element listed
  * would move a line between the cores. */
 typedef struct {
-  uint32_t *at; /* where each element's field begins, from the message's first byte */
+  uint32_t at;   /* where the element's field begins, from the message's first byte */
+  uint32_t body; /* where its payload does, counted the same way */
+  uint32_t size; /* the payload's bytes */
+} Element;
+
+typedef struct {
+  Element *at;
   uint32_t n, cap;
-  char pad_[128 - sizeof(uint32_t *) - 2 * sizeof(uint32_t)];
+  char pad_[128 - sizeof(Element *) - 2 * sizeof(uint32_t)];
 } Offsets;
 
 typedef struct {
@@ -272,15 +279,15 @@ static Sequence *sequence_of(const Narrowing *nw, const pbd_WireField *f) {
   return q->narrowed ? q : NULL;
 }
 
-static bool push_offset(Offsets *o, uint32_t at) {
+static bool push_element(Offsets *o, Element e) {
   if (o->n == o->cap) {
     uint32_t cap = o->cap ? o->cap * 2 : 256;
-    uint32_t *n = cap > o->cap ? realloc(o->at, sizeof *n * cap) : NULL;
+    Element *n = cap > o->cap ? realloc(o->at, sizeof *n * cap) : NULL;
     if (!n) return false;
     o->at = n;
     o->cap = cap;
   }
-  o->at[o->n++] = at;
+  o->at[o->n++] = e;
   return true;
 }
 
@@ -310,43 +317,49 @@ static bool list_elements(Narrowing *nw, const Side *sd, int k) {
   for (uint32_t i = 0; i < sd->nparts; base += sd->parts[i++].size) {
     const uint8_t *first = sd->parts[i].data, *p = first, *end = p + sd->parts[i].size;
     Run *cur = NULL; /* (no run spans two parts) */
+    Sequence *last = NULL;
+    uint32_t last_number = 0;
     while (p < end) {
       const uint8_t *start = p;
       pbd_WireField f;
       if (!next_field(&p, end, nw->depth_left, &f)) return false;
-      Sequence *q = sequence_of(nw, &f);
+      /* (the last element's field usually comes next) */
+      Sequence *q = last && f.number == last_number && f.wire_type == kPbd_WireType_Delimited
+                        ? last
+                        : sequence_of(nw, &f);
       if (!q) {
         cur = NULL;
         continue;
       }
+      last = q;
+      last_number = f.number;
       uint32_t e = q->side[k].n;
-      if (!push_offset(&q->side[k], (uint32_t)(base + (size_t)(start - first)))) return false;
+      Element el = {(uint32_t)(base + (size_t)(start - first)),
+                    (uint32_t)(base + (size_t)(f.data - first)), (uint32_t)f.size};
+      if (!push_element(&q->side[k], el)) return false;
       note_run(&nw->runs[k], &cur, (uint32_t)(q - nw->seq), e, (uint32_t)(base + (size_t)(p - first)));
     }
   }
   return true;
 }
 
-/* The element at offset `at` of a side, as its field (no field spans two
- * parts: each is a whole run of fields). */
-static bool element(const Narrowing *nw, const Side *sd, uint32_t at, pbd_WireField *f) {
+/* An element's payload (no field spans two parts: each is a whole run of
+ * fields, so the payload lies in its field's part). */
+static pbd_Part element(const Side *sd, const Element *e) {
   uint32_t i = 0;
-  size_t off = at;
+  size_t off = e->at, body = e->body - e->at;
   while (i + 1 < sd->nparts && off >= sd->parts[i].size) off -= sd->parts[i++].size;
-  const uint8_t *p = sd->parts[i].data + off;
-  return next_field(&p, sd->parts[i].data + sd->parts[i].size, nw->depth_left, f);
+  return (pbd_Part){sd->parts[i].data + off + body, e->size};
 }
 
-static bool element_hash(const Side *sd, const pbd_FieldDef *fd, const pbd_WireField *f,
-                         pbd_Hash128 *h) {
+static bool element_hash(const Side *sd, const pbd_FieldDef *fd, pbd_Part part, pbd_Hash128 *h) {
   bool empty;
   const pbd_LazyTree *t = sd->t;
-  if (pbd_HashCache_Find(t->cache, f->data, f->size, fd->message_type, h, &empty) ||
-      pbd_HashCache_Find(t->recalled, f->data, f->size, fd->message_type, h, &empty))
+  if (pbd_HashCache_Find(t->cache, part.data, part.size, fd->message_type, h, &empty) ||
+      pbd_HashCache_Find(t->recalled, part.data, part.size, fd->message_type, h, &empty))
     return true;
   pbd_Status s;
   pbd_Status_Clear(&s);
-  pbd_Part part = {f->data, f->size};
   return pbd_Hasher_HashParts(t->hasher, fd->message_type, &part, 1, sd->depth + 1, h, &empty, &s);
 }
 
@@ -355,14 +368,12 @@ static bool element_hash(const Side *sd, const pbd_FieldDef *fd, const pbd_WireF
  * only ends sooner). */
 static bool elements_equal(const Narrowing *nw, const Side sd[2], const Sequence *q, uint32_t i,
                            uint32_t j) {
-  pbd_WireField a, b;
-  if (!element(nw, &sd[0], q->side[0].at[i], &a) || !element(nw, &sd[1], q->side[1].at[j], &b))
-    return false;
-  const pbd_FieldDef *fd = pbd_MessageDef_FieldByNumber(nw->def, a.number);
+  pbd_Part a = element(&sd[0], &q->side[0].at[i]), b = element(&sd[1], &q->side[1].at[j]);
+  const pbd_FieldDef *fd = nw->def->fields[q - nw->seq];
   if (fd->type != kPbd_Type_Message)
     return a.size == b.size && (a.size == 0 || memcmp(a.data, b.data, a.size) == 0);
   pbd_Hash128 ha, hb;
-  return element_hash(&sd[0], fd, &a, &ha) && element_hash(&sd[1], fd, &b, &hb) &&
+  return element_hash(&sd[0], fd, a, &ha) && element_hash(&sd[1], fd, b, &hb) &&
          pbd_Hash128_Equal(ha, hb);
 }
 
@@ -381,7 +392,6 @@ static void both_sides(const Side sd[2], void *(*fn)(void *), void *left, void *
 enum { kFirstBlock = 4096, kLastBlock = 32768 };
 
 typedef struct {
-  const Narrowing *nw;
   const Side *sd;
   const Offsets *o;
   const pbd_FieldDef *fd;
@@ -396,9 +406,8 @@ static void *hash_block(void *p) {
   BlockJob *j = p;
   uint32_t got = 0; /* (a local: the two sides' jobs share a cache line) */
   for (; got < j->n; got++) {
-    pbd_WireField f;
-    uint32_t at = j->o->at[j->first + (int64_t)j->step * got];
-    if (!element(j->nw, j->sd, at, &f) || !element_hash(j->sd, j->fd, &f, &j->h[got])) break;
+    const Element *e = &j->o->at[j->first + (int64_t)j->step * got];
+    if (!element_hash(j->sd, j->fd, element(j->sd, e), &j->h[got])) break;
   }
   j->got = got;
   return NULL;
@@ -406,7 +415,7 @@ static void *hash_block(void *p) {
 
 /* How many elements of a message sequence, from the prefix or suffix
  * found so far inward, are equal on both sides (at most `limit`). */
-static uint32_t equal_run(const Narrowing *nw, const Side sd[2], const Sequence *q,
+static uint32_t equal_run(const Side sd[2], const Sequence *q,
                           const pbd_FieldDef *fd, bool suffix, uint32_t limit, pbd_Hash128 *h0,
                           pbd_Hash128 *h1) {
   uint32_t done = 0, block = kFirstBlock;
@@ -416,7 +425,7 @@ static uint32_t equal_run(const Narrowing *nw, const Side sd[2], const Sequence 
     for (int k = 0; k < 2; k++) {
       const Offsets *o = &q->side[k];
       uint32_t first = suffix ? o->n - 1 - q->suffix - done : q->prefix + done;
-      jobs[k] = (BlockJob){nw, &sd[k], o, fd, first, suffix ? -1 : 1, n, 0, k ? h1 : h0};
+      jobs[k] = (BlockJob){&sd[k], o, fd, first, suffix ? -1 : 1, n, 0, k ? h1 : h0};
     }
     both_sides(sd, hash_block, &jobs[0], &jobs[1]);
     uint32_t both = jobs[0].got < jobs[1].got ? jobs[0].got : jobs[1].got, i = 0;
@@ -439,8 +448,8 @@ static bool find_common_ends(Narrowing *nw, const Side sd[2]) {
     uint32_t na = q->side[0].n, nb = q->side[1].n, n = na < nb ? na : nb;
     const pbd_FieldDef *fd = nw->def->fields[f];
     if (n && fd->type == kPbd_Type_Message) {
-      q->prefix = equal_run(nw, sd, q, fd, false, n, h, h + kLastBlock);
-      q->suffix = equal_run(nw, sd, q, fd, true, n - q->prefix, h, h + kLastBlock);
+      q->prefix = equal_run(sd, q, fd, false, n, h, h + kLastBlock);
+      q->suffix = equal_run(sd, q, fd, true, n - q->prefix, h, h + kLastBlock);
     } else { /* strings and bytes (and unknown fields' elements) by their bytes */
       while (q->prefix < n && elements_equal(nw, sd, q, q->prefix, q->prefix)) q->prefix++;
       while (q->suffix < n - q->prefix &&
@@ -518,13 +527,13 @@ static pbd_Message *side_window_by_runs(Narrowing *nw, const pbd_Message *m, con
       const Run *run = &rs->v[r];
       const Sequence *q = &nw->seq[run->seq];
       const Offsets *o = &q->side[k];
-      if (o->at[run->first] >= part_end) break; /* the next part's */
+      if (o->at[run->first].at >= part_end) break; /* the next part's */
       uint32_t lo = run->first > q->prefix ? run->first : q->prefix;
       uint32_t hi = run->first + run->count, keep_to = o->n - q->suffix;
       size_t hi_end = run->end;
-      if (hi > keep_to) hi = keep_to, hi_end = o->at[keep_to]; /* (the next element of this run) */
-      ok = keep_range(parts, &n, &sd->parts[i], base, cursor, o->at[run->first]);
-      if (ok && lo < hi) ok = keep_range(parts, &n, &sd->parts[i], base, o->at[lo], hi_end);
+      if (hi > keep_to) hi = keep_to, hi_end = o->at[keep_to].at; /* (the next element of this run) */
+      ok = keep_range(parts, &n, &sd->parts[i], base, cursor, o->at[run->first].at);
+      if (ok && lo < hi) ok = keep_range(parts, &n, &sd->parts[i], base, o->at[lo].at, hi_end);
       cursor = run->end;
     }
     ok = ok && keep_range(parts, &n, &sd->parts[i], base, cursor, part_end);
