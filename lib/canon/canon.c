@@ -462,6 +462,34 @@ static bool add_field(Ctx *c, Msg *m, const pbd_WireField *f) {
 }
 
 
+/* How many values of an unpacked run with a one-byte tag lie from r on,
+ * `stride` bytes apart (at most `most`, and whole before end): the tags are
+ * checked eight at a time, a byte each. */
+static inline __attribute__((always_inline)) size_t tagged_values(const uint8_t *r,
+                                                                  const uint8_t *end,
+                                                                  size_t stride, uint8_t tag,
+                                                                  size_t most) {
+  size_t fit = (size_t)(end - r) / stride, n = 0;
+  if (most > fit) most = fit;
+  for (; n + 8 <= most; n += 8) {
+    const uint8_t *b = r + n * stride;
+    unsigned differ = 0;
+    for (size_t i = 0; i < 8; i++) differ |= (unsigned)(b[i * stride] ^ tag);
+    if (differ) break;
+  }
+  while (n < most && r[n * stride] == tag) n++;
+  return n;
+}
+
+/* tagged_values with the stride a constant for the common ones (a float's
+ * or a double's after its tag), so that it is worked out at compile time. */
+static size_t one_byte_tag_run(const uint8_t *r, const uint8_t *end, size_t stride, uint8_t tag,
+                               size_t most) {
+  if (stride == 5) return tagged_values(r, end, 5, tag, most);
+  if (stride == 9) return tagged_values(r, end, 9, tag, most);
+  return tagged_values(r, end, stride, tag, most);
+}
+
 /* Rule 4, unpacked: the rest of a run of one repeated scalar field written
  * value after value (its tag repeated before each), gathered in a tight
  * loop.  Returns where the run ends; a value that needs more than a push
@@ -489,7 +517,7 @@ static const uint8_t *gather_run(Ctx *c, Msg *m, const pbd_WireField *f, const u
       n = 0;
       __builtin_prefetch(r + 4096); /* (the hardware's own stops at each page) */
       if (taglen == 1)
-        while (n < kChunkScalars && (size_t)(end - r) >= stride && *r == tag[0]) r += stride, n++;
+        r += stride * (n = one_byte_tag_run(r, end, stride, tag[0], kChunkScalars));
       else
         while (n < kChunkScalars && (size_t)(end - r) >= stride && memcmp(r, tag, taglen) == 0)
           r += stride, n++;

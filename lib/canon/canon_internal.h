@@ -177,15 +177,18 @@ static inline uint64_t pbd_FieldRecordTag(uint32_t number, const pbd_FieldDef *f
 }
 
 /* Rule 10 on a float's and a double's bits: -0 as +0, every NaN as the one
- * quiet NaN (the magnitude past infinity's is a NaN's). */
+ * quiet NaN (the magnitude past infinity's is a NaN's).  Without a branch,
+ * so that a loop over packed values compiles to vector code. */
 static inline uint32_t pbd_CanonicalFloatBits(uint32_t b) {
   uint32_t magnitude = b & 0x7fffffffu;
-  return magnitude == 0 ? 0 : magnitude > 0x7f800000u ? 0x7fc00000u : b;
+  uint32_t zero_made_positive = b & -(uint32_t)(magnitude != 0);
+  return magnitude > 0x7f800000u ? 0x7fc00000u : zero_made_positive;
 }
 
 static inline uint64_t pbd_CanonicalDoubleBits(uint64_t b) {
   uint64_t magnitude = b & 0x7fffffffffffffffull;
-  return magnitude == 0 ? 0 : magnitude > 0x7ff0000000000000ull ? 0x7ff8000000000000ull : b;
+  uint64_t zero_made_positive = b & -(uint64_t)(magnitude != 0);
+  return magnitude > 0x7ff0000000000000ull ? 0x7ff8000000000000ull : zero_made_positive;
 }
 
 static inline uint64_t pbd_HashBits(bool float_bits, pbd_ValueKind k, uint64_t u) {
@@ -227,50 +230,81 @@ static inline uint64_t pbd_LoadLe64(const uint8_t *p) {
 }
 
 /* n fixed-width values of type t (float, double, fixed32/64, signed or
- * not) read from p, `stride` bytes apart: a packed run (stride = width) or
- * an unpacked one (the tag between), decoded as pbd_FieldType_DecodeScalar
- * decodes them, floats and doubles made canonical (rule 10) when asked.
- * One loop per type and stride, without a branch in it: the packed ones (a
- * constant stride) compile to vector code.  The hash pass writes a
- * tensor's millions of weights with it, and a tree reads them. */
-#define PBD_FIXED_LOOP(STRIDE, EXPR)                                    \
+ * not) packed from p, decoded as pbd_FieldType_DecodeScalar decodes them,
+ * floats and doubles made canonical (rule 10) when asked.  One loop per
+ * type, without a branch in it: each compiles to vector code.  The hash
+ * pass writes a tensor's millions of weights with it, and a tree reads them. */
+#define PBD_FIXED_LOOP(WIDTH, EXPR)                                     \
   do {                                                                  \
     for (size_t i = 0; i < n; i++) {                                    \
-      const uint8_t *q = p + i * (STRIDE);                              \
+      const uint8_t *q = p + i * (WIDTH);                               \
       out[i] = (EXPR);                                                  \
     }                                                                   \
   } while (0)
-#define PBD_FIXED_BY_STRIDE(WIDTH, EXPR)                                \
-  do {                                                                  \
-    if (stride == (WIDTH)) PBD_FIXED_LOOP(WIDTH, EXPR);                 \
-    else if (stride == (WIDTH) + 1) PBD_FIXED_LOOP((WIDTH) + 1, EXPR);  \
-    else PBD_FIXED_LOOP(stride, EXPR);                                  \
-  } while (0)
 
-static inline void pbd_FixedValues(pbd_FieldType t, bool canonical, const uint8_t *p,
-                                   size_t stride, size_t n, uint64_t *out) {
+static inline void pbd_PackedFixedValues(pbd_FieldType t, bool canonical, const uint8_t *p,
+                                         size_t n, uint64_t *out) {
   switch (t) {
     case kPbd_Type_Float:
-      if (!canonical) PBD_FIXED_BY_STRIDE(4, (uint64_t)pbd_LoadLe32(q));
-      else PBD_FIXED_BY_STRIDE(4, (uint64_t)pbd_CanonicalFloatBits(pbd_LoadLe32(q)));
+      if (!canonical) PBD_FIXED_LOOP(4, (uint64_t)pbd_LoadLe32(q));
+      else PBD_FIXED_LOOP(4, (uint64_t)pbd_CanonicalFloatBits(pbd_LoadLe32(q)));
       break;
     case kPbd_Type_Fixed32:
-      PBD_FIXED_BY_STRIDE(4, (uint64_t)pbd_LoadLe32(q));
+      PBD_FIXED_LOOP(4, (uint64_t)pbd_LoadLe32(q));
       break;
     case kPbd_Type_SFixed32:
-      PBD_FIXED_BY_STRIDE(4, (uint64_t)(int64_t)(int32_t)pbd_LoadLe32(q));
+      PBD_FIXED_LOOP(4, (uint64_t)(int64_t)(int32_t)pbd_LoadLe32(q));
       break;
     case kPbd_Type_Double:
-      if (!canonical) PBD_FIXED_BY_STRIDE(8, pbd_LoadLe64(q));
-      else PBD_FIXED_BY_STRIDE(8, pbd_CanonicalDoubleBits(pbd_LoadLe64(q)));
+      if (!canonical) PBD_FIXED_LOOP(8, pbd_LoadLe64(q));
+      else PBD_FIXED_LOOP(8, pbd_CanonicalDoubleBits(pbd_LoadLe64(q)));
       break;
     default: /* fixed64, sfixed64 */
-      PBD_FIXED_BY_STRIDE(8, pbd_LoadLe64(q));
+      PBD_FIXED_LOOP(8, pbd_LoadLe64(q));
       break;
   }
 }
-#undef PBD_FIXED_BY_STRIDE
 #undef PBD_FIXED_LOOP
+
+/* n values `width` bytes wide, `stride` apart from p, moved together to
+ * `packed` (the tag after each dropped); the common strides, a value's
+ * width and its one-byte tag, as constants. */
+#define PBD_GATHER_LOOP(WIDTH, STRIDE)                                   \
+  do {                                                                   \
+    for (size_t i = 0; i < n; i++) memcpy(packed + i * (WIDTH), p + i * (STRIDE), (WIDTH)); \
+  } while (0)
+
+static inline void pbd_GatherFixed(const uint8_t *p, size_t width, size_t stride, size_t n,
+                                   uint8_t *packed) {
+  if (width == 4 && stride == 5) PBD_GATHER_LOOP(4, 5);
+  else if (width == 8 && stride == 9) PBD_GATHER_LOOP(8, 9);
+  else if (width == 4) PBD_GATHER_LOOP(4, stride);
+  else PBD_GATHER_LOOP(8, stride);
+}
+#undef PBD_GATHER_LOOP
+
+/* pbd_PackedFixedValues of values `stride` bytes apart: a packed run
+ * (stride = width) or an unpacked one (the tag between).  An unpacked run
+ * is moved together a block at a time first, so that the values are read
+ * by the packed run's loop. */
+static inline void pbd_FixedValues(pbd_FieldType t, bool canonical, const uint8_t *p,
+                                   size_t stride, size_t n, uint64_t *out) {
+  size_t width = t == kPbd_Type_Float || t == kPbd_Type_Fixed32 || t == kPbd_Type_SFixed32 ? 4 : 8;
+  if (stride == width) {
+    pbd_PackedFixedValues(t, canonical, p, n, out);
+    return;
+  }
+  enum { kBlock = 64 };
+  uint8_t packed[kBlock * 8];
+  while (n) {
+    size_t k = n < kBlock ? n : kBlock;
+    pbd_GatherFixed(p, width, stride, k, packed);
+    pbd_PackedFixedValues(t, canonical, packed, k, out);
+    p += k * stride;
+    out += k;
+    n -= k;
+  }
+}
 
 /* The Any type URL's message name (after the last '/') looked up in the
  * pool; NULL when it names none, or names a map entry: no message declares
