@@ -2,7 +2,8 @@
  * packed and unpacked floats and doubles are converted to their canonical
  * slots a chunk at a time.  Each shape must hash as the tree hashes it
  * (pbd_Tree_Parse), and packed, unpacked and mixed runs of the same values
- * alike: counts around the inline limit (64) and the chunk (256), -0, NaNs
+ * alike: counts around the tags checked eight at a time, the blocks moved
+ * together (64) and the chunk (256), -0, NaNs
  * of several payloads, subnormals, with and without --float-bits; tags of
  * one byte (onnx.TensorProto.float_data) and two (sem3.M.rf, rd). */
 #include <check.h>
@@ -73,7 +74,8 @@ static void put_run(tu_Bytes *o, uint32_t number, size_t width, int from, int to
 }
 
 static void shapes_agree(const char *type, uint32_t number, size_t width) {
-  static const int kCounts[] = {1, 63, 64, 65, 255, 256, 257, 1000};
+  /* (and around the unpacked tags' groups of eight and their blocks of 64) */
+  static const int kCounts[] = {1, 7, 8, 9, 63, 64, 65, 71, 255, 256, 257, 1000};
   for (size_t ci = 0; ci < sizeof kCounts / sizeof kCounts[0]; ci++) {
     int n = kCounts[ci];
     for (int fb = 0; fb < 2; fb++) {
