@@ -393,7 +393,8 @@ static uint64_t element_key(pbd_Value v) {
  * straight from their bits: both zeros key 0, every NaN 1. */
 static inline uint32_t canonical_key_bits(uint32_t b) {
   uint32_t magnitude = b & 0x7fffffffu;
-  return magnitude == 0 ? 0 : magnitude > 0x7f800000u ? 1 : b;
+  uint32_t zero_made_positive = b & -(uint32_t)(magnitude != 0); /* (no branch: vector code) */
+  return magnitude > 0x7f800000u ? 1 : zero_made_positive;
 }
 
 static uint64_t element_key_at(const Elems *e, size_t i) {
