@@ -234,6 +234,12 @@ static inline uint64_t pbd_LoadLe64(const uint8_t *p) {
  * floats and doubles made canonical (rule 10) when asked.  One loop per
  * type, without a branch in it: each compiles to vector code.  The hash
  * pass writes a tensor's millions of weights with it, and a tree reads them. */
+/* The bytes of a value of a fixed-width type: 4 (float, fixed32,
+ * sfixed32) or 8 (double, fixed64, sfixed64). */
+static inline size_t pbd_FixedWidth(pbd_FieldType t) {
+  return t == kPbd_Type_Float || t == kPbd_Type_Fixed32 || t == kPbd_Type_SFixed32 ? 4 : 8;
+}
+
 #define PBD_FIXED_LOOP(WIDTH, EXPR)                                     \
   do {                                                                  \
     for (size_t i = 0; i < n; i++) {                                    \
@@ -289,7 +295,7 @@ static inline void pbd_GatherFixed(const uint8_t *p, size_t width, size_t stride
  * by the packed run's loop. */
 static inline void pbd_FixedValues(pbd_FieldType t, bool canonical, const uint8_t *p,
                                    size_t stride, size_t n, uint64_t *out) {
-  size_t width = t == kPbd_Type_Float || t == kPbd_Type_Fixed32 || t == kPbd_Type_SFixed32 ? 4 : 8;
+  size_t width = pbd_FixedWidth(t);
   if (stride == width) {
     pbd_PackedFixedValues(t, canonical, p, n, out);
     return;

@@ -422,7 +422,7 @@ static bool same_values(Walk *w, const pbd_Field *x, const pbd_Field *y) {
   if (x->count != y->count) return false;
   bool plain = x->def && y->def && x->kind == y->kind;
   if (plain && x->kind >= kPbd_Value_Int && x->kind <= kPbd_Value_Enum)
-    return !memcmp(x->v.scalars, y->v.scalars, sizeof *x->v.scalars * x->count);
+    return pbd_Field_FirstScalarDifference(x, y, 0, x->count) == x->count;
   if (plain && (x->kind == kPbd_Value_String || x->kind == kPbd_Value_Bytes)) {
     for (uint32_t k = 0; k < x->count; k++) {
       pbd_StrView a = x->v.strs[k], b = y->v.strs[k];

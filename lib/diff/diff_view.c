@@ -136,23 +136,48 @@ static pbd_Value element(pbd_ElemKind k, uint64_t bits, bool raw) {
 }
 
 static pbd_Value elem_at(const Elems *e, size_t i) {
-  if (!e->bytes) return element(e->kind, e->src->v.scalars[i], false);
+  if (!e->bytes) return element(e->kind, pbd_Field_Scalar(e->src, i), false);
   size_t n = pbd_ElemKind_Size(e->kind);
   return element(e->kind, little_endian(e->bytes + i * n, n), true);
 }
 
+/* Float or double elements from i on, a block of n, as their bits: a
+ * typed field's slot holds the same bits as the little-endian bytes. */
+static void float_elem_bits(const Elems *e, size_t i, size_t n, uint64_t *out) {
+  size_t size = pbd_ElemKind_Size(e->kind);
+  if (!e->bytes) pbd_Field_Scalars(e->src, i, n, out);
+  else for (size_t k = 0; k < n; k++) out[k] = little_endian(e->bytes + (i + k) * size, size);
+}
+
+/* The first index from i on (below n) where a float list read from bytes
+ * and one in a typed field differ in their bits, a block at a time. */
+static size_t skip_equal_float_bits(const Elems *a, const Elems *b, size_t i, size_t n) {
+  enum { kBlock = 512 };
+  uint64_t x[kBlock], y[kBlock];
+  while (i < n) {
+    size_t k = n - i < kBlock ? n - i : kBlock;
+    float_elem_bits(a, i, k, x);
+    float_elem_bits(b, i, k, y);
+    if (memcmp(x, y, k * sizeof x[0])) {
+      size_t j = 0;
+      while (x[j] == y[j]) j++;
+      return i + j;
+    }
+    i += k;
+  }
+  return n;
+}
+
 /* The first index from i on (below n) where two lists of one kind differ
- * in their bits: two raw lists' equal blocks are passed by memcmp, two typed
- * lists' slots compared as they are, not element by element as values. */
+ * in their bits: two lists of bytes (raw_data, or a packed typed field
+ * still in the input) have their equal blocks passed by memcmp, two typed
+ * lists' slots are compared as they are, bytes and a typed field's floats
+ * as bits: not element by element as values. */
 static size_t skip_equal_bytes(const Elems *a, const Elems *b, size_t i, size_t n) {
   if (a->kind != b->kind) return i;
-  if (!a->bytes && !b->bytes) { /* 64-bit slots: a page of them at a time, then one by one */
-    const uint64_t *x = a->src->v.scalars, *y = b->src->v.scalars;
-    while (n - i >= 512 && !memcmp(x + i, y + i, 512 * sizeof *x)) i += 512;
-    while (i < n && x[i] == y[i]) i++;
-    return i;
-  }
-  if (!a->bytes || !b->bytes) return i;
+  if (!a->bytes && !b->bytes) return pbd_Field_FirstScalarDifference(a->src, b->src, i, n);
+  if (!a->bytes || !b->bytes)
+    return a->kind == kPbd_Elem_Float || a->kind == kPbd_Elem_Double ? skip_equal_float_bits(a, b, i, n) : i;
   size_t size = pbd_ElemKind_Size(a->kind), block = 4096 / size;
   while (n - i >= block && !memcmp(a->bytes + i * size, b->bytes + i * size, block * size))
     i += block;
@@ -282,15 +307,16 @@ static int tensor_elems(const pbd_Message *m, Elems *e, size_t *raw_size) {
   const pbd_Field *dt = known_field(m, kDataType);
   uint32_t typed = 0;
   pbd_FieldType type = 0;
-  e->kind = onnx_kind(dt ? (int64_t)dt->v.scalars[0] : 0, &typed, &type);
+  e->kind = onnx_kind(dt ? (int64_t)pbd_Field_Scalar(dt, 0) : 0, &typed, &type);
   if (!e->kind) return 0;
   const pbd_FieldDef *tdef = pbd_MessageDef_FindFieldByNumber(m->def, typed);
   if (!tdef || tdef->type != type || !tdef->is_repeated) return 0;
   const pbd_Field *raw = known_field(m, kRawData), *tf = known_field(m, typed);
   if ((raw && tf) || (!raw && !tf)) return 0;
   e->src = raw ? raw : tf;
-  e->bytes = NULL;
   e->count = tf ? tf->count : 0;
+  /* a packed run of floats or doubles still in the input is read as bytes */
+  e->bytes = tf && tf->stride && tf->stride == pbd_ElemKind_Size(e->kind) ? tf->v.fixed : NULL;
   if (raw) {
     size_t size = raw->v.strs[0].size, n = pbd_ElemKind_Size(e->kind);
     *raw_size = size;
@@ -306,7 +332,7 @@ static int tensor_elems(const pbd_Message *m, Elems *e, size_t *raw_size) {
 static bool same_dims(const pbd_Message *l, const pbd_Message *r) {
   const pbd_Field *a = known_field(l, kDims), *b = known_field(r, kDims);
   if (!a || !b) return !a && !b;
-  return a->count == b->count && !memcmp(a->v.scalars, b->v.scalars, a->count * sizeof *a->v.scalars);
+  return a->count == b->count && pbd_Field_FirstScalarDifference(a, b, 0, a->count) == a->count;
 }
 
 bool dv_tensor_pair(Walk *w, const pbd_Message *l, const pbd_Message *r, dv_TensorPair *t) {
@@ -373,7 +399,7 @@ static void hash_field(XXH3_state_t *st, const pbd_Field *f) {
     } else if (f->kind == kPbd_Value_Message) {
       hash_msg(st, f->v.msgs[i]);
     } else {
-      hash_u64(st, f->v.scalars[i]);
+      hash_u64(st, pbd_Field_Scalar(f, i));
     }
   }
 }
@@ -400,7 +426,7 @@ static inline uint32_t canonical_key_bits(uint32_t b) {
 static uint64_t element_key_at(const Elems *e, size_t i) {
   if (e->kind != kPbd_Elem_Float) return element_key(elem_at(e, i));
   return canonical_key_bits(e->bytes ? (uint32_t)little_endian(e->bytes + 4 * i, 4)
-                                     : (uint32_t)e->src->v.scalars[i]);
+                                     : (uint32_t)pbd_Field_Scalar(e->src, i));
 }
 
 size_t dv_message_key_cost(const Walk *w, const pbd_Message *m) {
@@ -424,7 +450,8 @@ static void float_keys(XXH3_state_t *st, const Elems *e) {
       const uint8_t *p = e->bytes + 4 * at;
       for (size_t i = 0; i < n; i++) buf[i] = canonical_key_bits((uint32_t)little_endian(p + 4 * i, 4));
     } else {
-      const uint64_t *v = e->src->v.scalars + at;
+      uint64_t v[1024];
+      pbd_Field_Scalars(e->src, at, n, v);
       for (size_t i = 0; i < n; i++) buf[i] = canonical_key_bits((uint32_t)v[i]);
     }
     XXH3_128bits_update(st, buf, n * sizeof buf[0]);

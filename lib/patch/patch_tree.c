@@ -272,7 +272,14 @@ static size_t value_size(pbd_ValueKind k) {
   return sizeof(uint64_t);
 }
 
-static void *values_of(const pbd_Field *f) { return (void *)f->v.scalars; }
+/* A field's values as an array of value_size each: scalars still in the
+ * input (pbd_Field.stride) copied out as slots; NULL when out of memory. */
+static const void *values_of(Ctx *c, const pbd_Field *f) {
+  if (!f->stride) return f->v.scalars;
+  uint64_t *v = pbd_Arena_Malloc(c->a, sizeof *v * (f->count ? f->count : 1));
+  if (v) pbd_Field_Scalars(f, 0, f->count, v);
+  return v;
+}
 
 /* f (may be NULL: an empty field of nv's kind) with element i replaced by
  * nv's first value, nv's value inserted before i, or element i deleted
@@ -284,16 +291,18 @@ static bool with_element(Ctx *c, const pbd_Field *f, const pbd_Field *nv, uint32
   uint32_t count = f ? f->count : 0, n = count + (insert ? 1 : 0) - (nv ? 0 : 1);
   char *arr = pbd_Arena_Malloc(c->a, sz * (n ? n : 1));
   if (!arr) return false;
-  const char *old = f ? values_of(f) : NULL;
+  const char *old = f ? values_of(c, f) : NULL, *first = nv ? values_of(c, nv) : NULL;
+  if ((f && f->stride && !old) || (nv && nv->stride && !first)) return false; /* out of memory */
   size_t k = 0;
   for (uint32_t j = 0; j <= count; j++) {
-    if (j == i && nv) memcpy(arr + sz * k++, values_of(nv), sz);
+    if (j == i && nv) memcpy(arr + sz * k++, first, sz);
     if (j == count) break;
     if (j == i && !insert) continue;
     memcpy(arr + sz * k++, old + sz * j, sz);
   }
   *out = *like;
   out->count = (uint32_t)k;
+  out->stride = 0;
   out->v.scalars = (uint64_t *)(void *)arr;
   return true;
 }

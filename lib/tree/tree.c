@@ -78,8 +78,37 @@ static size_t elem_size(pbd_ValueKind k) {
   return sizeof(pbd_Message *);
 }
 
+/* A field of this many fixed-width values or more, all in one run so far,
+ * keeps them where they are in the input (pbd_Field.stride): a tensor's
+ * weights are not copied into a tree's slots, nor into fresh memory. */
+enum { kInPlaceMin = 16 };
+
+static bool leave_in_input(FieldBuild *s, const uint8_t *first, size_t stride, uint64_t n) {
+  if (s->f.stride || n < kInPlaceMin || n > UINT32_MAX || stride > UINT8_MAX) return false;
+  s->f.v.fixed = first;
+  s->f.stride = (uint8_t)stride;
+  s->f.count = (uint32_t)n;
+  return true;
+}
+
+/* Room for `extra` more values in a slot whose values are still in the
+ * input: they are copied out first (another run of them came). */
+static bool copy_out_of_input(Ctx *c, FieldBuild *s, uint32_t extra) {
+  uint64_t want = s->f.count;
+  while (want < s->f.count + (uint64_t)extra) want *= 2;
+  if (want > UINT32_MAX) return oom(c);
+  uint64_t *v = pbd_Arena_Malloc(c->a, sizeof *v * (size_t)want);
+  if (!v) return oom(c);
+  pbd_Field_Scalars(&s->f, 0, s->f.count, v);
+  s->f.v.scalars = v;
+  s->f.stride = 0;
+  s->cap = (uint32_t)want;
+  return true;
+}
+
 /* Makes room for `extra` more values in a slot. */
 static bool reserve(Ctx *c, FieldBuild *s, uint32_t extra) {
+  if (s->f.stride) return copy_out_of_input(c, s, extra);
   if (s->f.count + (uint64_t)extra <= s->cap) return true;
   uint64_t want = s->cap ? s->cap : 1;
   while (want < s->f.count + (uint64_t)extra) want *= 2;
@@ -241,8 +270,10 @@ static bool add_packed(Ctx *c, pbd_Message *m, const pbd_FieldDef *fd, const pbd
   if (n <= 0) return n == 0; /* an empty run creates nothing: no presence */
   FieldBuild *s = get_slot(c, m->builder_, fd);
   if (!s) return oom(c);
+  /* (pbd_Packed_Count checked the length is n whole values) */
+  if (width && !s->f.count && leave_in_input(s, p, width, (uint64_t)n)) return true;
   if (n > UINT32_MAX || !reserve(c, s, (uint32_t)n)) return oom(c);
-  if (width) { /* (pbd_Packed_Count checked the length is n whole values) */
+  if (width) {
     append_fixed(s, fd->type, p, width, (size_t)n);
     return true;
   }
@@ -274,7 +305,11 @@ static const uint8_t *add_unpacked_run(Ctx *c, pbd_Message *m, const pbd_FieldDe
     while ((size_t)(end - p) >= stride && !memcmp(p, f->start, taglen) && n < UINT32_MAX) p += stride, n++;
   if (!n) return q;
   FieldBuild *s = get_slot(c, m->builder_, fd);
-  if (!s || !reserve(c, s, (uint32_t)n)) return oom(c), NULL;
+  if (!s) return oom(c), NULL;
+  /* the value just read the first of the field's: the run from it */
+  if (s->f.count == 1 && !s->f.stride && leave_in_input(s, f->start + taglen, stride, (uint64_t)n + 1))
+    return p;
+  if (!reserve(c, s, (uint32_t)n)) return oom(c), NULL;
   append_fixed(s, fd->type, q + taglen, stride, n);
   return p;
 }

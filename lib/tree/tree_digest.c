@@ -61,7 +61,7 @@ static void put_field(Digest *d, const pbd_Field *f) {
       else if (v->kind == kPbd_Value_LenMessage || v->kind == kPbd_Value_Group) put_message(d, v->m);
       else put_u64(d, v->u);
     } else if (pbd_ValueKind_IsScalar(f->kind)) {
-      put_u64(d, pbd_HashBits(d->o->float_bits, f->kind, f->v.scalars[i]));
+      put_u64(d, pbd_HashBits(d->o->float_bits, f->kind, pbd_Field_Scalar(f, i)));
     } else if (pbd_ValueKind_IsStr(f->kind)) {
       put_str(d, f->v.strs[i]);
     } else {

@@ -85,7 +85,7 @@ static void rec_scalar_digest(const HashCtx *c, Record *r, const pbd_Field *f) {
     r->n += 16; /* past the end: only counted, the values not read */
     return;
   }
-  if (!kPbd_BigEndian && (!is_float || c->o->float_bits)) {
+  if (!kPbd_BigEndian && !f->stride && (!is_float || c->o->float_bits)) {
     rec_digest(r, f->v.scalars, sizeof(uint64_t) * f->count);
     return;
   }
@@ -93,14 +93,18 @@ static void rec_scalar_digest(const HashCtx *c, Record *r, const pbd_Field *f) {
   memset(&st, 0, sizeof st); /* (gcc cannot see that the reset sets all it reads) */
   XXH3_128bits_reset_withSeed(&st, r->seed);
   uint64_t block[512];
-  const uint64_t *v = f->v.scalars;
   for (size_t at = 0; at < f->count; at += 512) {
     size_t n = f->count - at < 512 ? f->count - at : 512;
-    const uint64_t *in = v + at;
-    if (f->kind == kPbd_Value_Float && !c->o->float_bits)
+    if (f->stride) { /* still in the input: read as canonical slots at once */
+      pbd_FixedValues(f->def->type, !c->o->float_bits, f->v.fixed + at * f->stride, f->stride, n, block);
+      for (size_t i = 0; kPbd_BigEndian && i < n; i++) block[i] = to_le64(block[i]);
+    } else if (f->kind == kPbd_Value_Float && !c->o->float_bits) {
+      const uint64_t *in = f->v.scalars + at;
       for (size_t i = 0; i < n; i++) block[i] = to_le64(pbd_CanonicalFloatBits((uint32_t)in[i]));
-    else
+    } else {
+      const uint64_t *in = f->v.scalars + at;
       for (size_t i = 0; i < n; i++) block[i] = to_le64(hash_bits(c, f->kind, in[i]));
+    }
     XXH3_128bits_update(&st, block, n * sizeof block[0]);
   }
   XXH128_hash_t h = XXH3_128bits_digest(&st);
@@ -120,7 +124,7 @@ static void rec_field(const HashCtx *c, Record *r, const pbd_Field *f) {
       else rec_u64(r, v->u);
     }
   } else if (pbd_ValueKind_IsScalar(f->kind) && f->count <= kInlineScalars) {
-    for (uint32_t i = 0; i < f->count; i++) rec_u64(r, hash_bits(c, f->kind, f->v.scalars[i]));
+    for (uint32_t i = 0; i < f->count; i++) rec_u64(r, hash_bits(c, f->kind, pbd_Field_Scalar(f, i)));
   } else if (pbd_ValueKind_IsScalar(f->kind)) {
     rec_scalar_digest(c, r, f);
   } else if (pbd_ValueKind_IsStr(f->kind)) {
@@ -189,10 +193,60 @@ pbd_Value pbd_Field_Value(const pbd_Field *f, uint32_t i) {
     return v;
   }
   v.kind = f->kind;
-  if (pbd_ValueKind_IsScalar(f->kind)) v.u = f->v.scalars[i];
+  if (pbd_ValueKind_IsScalar(f->kind)) v.u = pbd_Field_Scalar(f, i);
   else if (pbd_ValueKind_IsStr(f->kind)) v.s = f->v.strs[i];
   else v.m = f->v.msgs[i];
   return v;
+}
+
+/* ---- Scalars read where they are (pbd_Field.stride) ------------------------- */
+
+uint64_t pbd_Field_Scalar(const pbd_Field *f, size_t i) {
+  if (!f->stride) return f->v.scalars[i];
+  const uint8_t *p = f->v.fixed + i * f->stride;
+  pbd_FieldType t = f->def->type;
+  return pbd_DecodeScalarInline(t, pbd_FixedWidth(t) == 4 ? pbd_LoadLe32(p) : pbd_LoadLe64(p));
+}
+
+void pbd_Field_Scalars(const pbd_Field *f, size_t from, size_t n, uint64_t *out) {
+  if (f->stride) pbd_FixedValues(f->def->type, false, f->v.fixed + from * f->stride, f->stride, n, out);
+  else if (n) memcpy(out, f->v.scalars + from, n * sizeof *out);
+}
+
+/* Both fields' values in the input, packed, of one type: their bytes are
+ * equal exactly where their slots are. */
+static bool same_packed_bytes(const pbd_Field *x, const pbd_Field *y) {
+  size_t w = pbd_FixedWidth(x->def->type);
+  return x->stride == w && y->stride == w && x->def->type == y->def->type;
+}
+
+size_t pbd_Field_FirstScalarDifference(const pbd_Field *x, const pbd_Field *y, size_t from,
+                                       size_t n) {
+  enum { kBlock = 512 };
+  size_t i = from;
+  if (!x->stride && !y->stride) { /* a block at a time, then one by one */
+    const uint64_t *a = x->v.scalars, *b = y->v.scalars;
+    while (n - i >= kBlock && !memcmp(a + i, b + i, kBlock * sizeof *a)) i += kBlock;
+    while (i < n && a[i] == b[i]) i++;
+    return i;
+  }
+  if (same_packed_bytes(x, y)) {
+    size_t w = x->stride;
+    while (n - i >= kBlock && !memcmp(x->v.fixed + i * w, y->v.fixed + i * w, kBlock * w)) i += kBlock;
+  }
+  uint64_t a[kBlock], b[kBlock];
+  while (i < n) {
+    size_t k = n - i < kBlock ? n - i : kBlock;
+    pbd_Field_Scalars(x, i, k, a);
+    pbd_Field_Scalars(y, i, k, b);
+    if (memcmp(a, b, k * sizeof a[0])) {
+      size_t j = 0;
+      while (a[j] == b[j]) j++;
+      return i + j;
+    }
+    i += k;
+  }
+  return n;
 }
 
 

@@ -250,7 +250,7 @@ static bool is_scalar_kind(pbd_ValueKind k) {
 static void write_packed(Writer *w, const pbd_Field *f) {
   write_tag(w, f->number, kPbd_WireType_Delimited);
   size_t body = begin_len(w);
-  for (uint32_t i = 0; i < f->count; i++) write_scalar(w, f->def, f->v.scalars[i]);
+  for (uint32_t i = 0; i < f->count; i++) write_scalar(w, f->def, pbd_Field_Scalar(f, i));
   end_len(w, body);
 }
 

@@ -8,7 +8,8 @@
  * 128-bit hash of its canonical content, so that equal subtrees are found
  * without walking them.
  *
- * All memory comes from the arena passed in; strings and bytes are views
+ * All memory comes from the arena passed in; strings and bytes (and long
+ * runs of fixed-width values, pbd_Field.stride) are views
  * into the input buffer, which must outlive the tree. */
 #ifndef PBD_TREE_H_
 #define PBD_TREE_H_
@@ -41,15 +42,23 @@ typedef struct {
 
 /* All the values of one field of a message.  Known fields store values in a
  * typed array chosen by `kind`; a packed run stays one array of decoded
- * scalars. */
+ * scalars.  A repeated fixed-width field (float, double, fixed32/64,
+ * sfixed32/64) whose values arrived in one run, packed or unpacked, is not
+ * copied: `stride` is then not 0, and its values stay in the input, 4 or 8
+ * little-endian bytes each, `stride` bytes apart from v.fixed (a tensor's
+ * millions of weights are read where they are).  Read scalars with
+ * pbd_Field_Scalar, pbd_Field_Scalars or pbd_Field_Value, which give the
+ * same 64-bit slot either way. */
 typedef struct {
   uint32_t number;
   pbd_ValueKind kind;          /* kind of every value (known fields); None for
                                   unknown fields, whose values carry their own */
   const pbd_FieldDef *def;     /* NULL: an unknown field (or schemaless) */
   uint32_t count;              /* 1 for a singular field */
+  uint8_t stride;              /* 0, or the values are in v.fixed (above) */
   union {
     uint64_t *scalars;         /* Int, UInt, Bool, Enum, Float, Double */
+    const uint8_t *fixed;      /* stride != 0: the first value's bytes */
     pbd_StrView *strs;         /* String, Bytes */
     pbd_Message **msgs;        /* Message */
     pbd_UnknownValue *unknowns;/* def == NULL */
@@ -164,6 +173,14 @@ void pbd_LazyTree_Free(pbd_LazyTree *t);
 
 /* The i-th value of a field as a pbd_Value. */
 pbd_Value pbd_Field_Value(const pbd_Field *f, uint32_t i);
+/* Of a known scalar field: value i as its 64-bit slot; values [from,
+ * from + n) into out. */
+uint64_t pbd_Field_Scalar(const pbd_Field *f, size_t i);
+void pbd_Field_Scalars(const pbd_Field *f, size_t from, size_t n, uint64_t *out);
+/* Of two known scalar fields, each with n or more values: the first index
+ * from `from` on, below n, where their slots differ (n: none does). */
+size_t pbd_Field_FirstScalarDifference(const pbd_Field *x, const pbd_Field *y, size_t from,
+                                       size_t n);
 
 /* A map entry's key (1) or value (2); the default when the entry leaves it
  * out (an empty message, m == NULL, for a message value). */

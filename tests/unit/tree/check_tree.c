@@ -65,8 +65,8 @@ START_TEST(strings_floats_and_last_value) {
   ck_assert_uint_eq(str->count, 1);
   ck_assert_int_eq(str->kind, kPbd_Value_String);
   ck_assert(str_is(str->v.strs[0], "xyz"));
-  ck_assert_uint_eq(field(m, 8)->v.scalars[0], 0x3fc00000u); /* the float's bits */
-  ck_assert(field(m, 9)->v.scalars[0] == 0x3fb999999999999aull);
+  ck_assert_uint_eq(pbd_Field_Scalar(field(m, 8), 0), 0x3fc00000u); /* the float's bits */
+  ck_assert(pbd_Field_Scalar(field(m, 9), 0) == 0x3fb999999999999aull);
   ck_assert_int_eq(field(m, 9)->kind, kPbd_Value_Double);
   /* scalars: the last of several wins */
   m = tree("08 01 08 07 08 05");
@@ -289,9 +289,9 @@ START_TEST(unpacked_fixed_runs) {
     for (size_t i = 0; i < k[c].n; i++) {
       uint64_t want = k[c].value(i);
       if (k[c].number == 34) want = (uint64_t)(int64_t)(int32_t)(uint32_t)want;
-      ck_assert_msg(uf->v.scalars[i] == want && pf->v.scalars[i] == want, "%s field %u [%zu]: %llx, %llx",
-                    k[c].type, k[c].number, i, (unsigned long long)uf->v.scalars[i],
-                    (unsigned long long)pf->v.scalars[i]);
+      ck_assert_msg(pbd_Field_Scalar(uf, i) == want && pbd_Field_Scalar(pf, i) == want, "%s field %u [%zu]: %llx, %llx",
+                    k[c].type, k[c].number, i, (unsigned long long)pbd_Field_Scalar(uf, i),
+                    (unsigned long long)pbd_Field_Scalar(pf, i));
     }
     ck_assert(pbd_Hash128_Equal(u->hash, p->hash));
     size_t un, pn;
@@ -314,6 +314,53 @@ START_TEST(unpacked_fixed_runs) {
 }
 END_TEST
 
+/* float_bits with the value at changed_at one bit off (none: SIZE_MAX). */
+static size_t changed_at = SIZE_MAX;
+static uint64_t changed_bits(size_t i) { return float_bits(i) ^ (i == changed_at); }
+
+/* A run of 16 fixed-width values or more is left in the input
+ * (pbd_Field.stride: 4 apart packed, 5 unpacked, each after its tag byte);
+ * fewer are copied into slots, and so is a run that another run of the
+ * field follows.  Each form reads back the same slots, and
+ * pbd_Field_FirstScalarDifference finds the one value changed, at either
+ * end of a block of 512 or of the list, whatever the two sides' forms. */
+START_TEST(fixed_values_in_place) {
+  const pbd_MessageDef *t = tu_type("onnx.TensorProto");
+  pbd_ReadOptions o = {0};
+  o.pool = tu_type_pool("onnx.TensorProto");
+  static const size_t sizes[] = {15, 16, 1100}, at[] = {0, 511, 512, 1099};
+  for (size_t z = 0; z < sizeof sizes / sizeof sizes[0]; z++) {
+    size_t n = sizes[z];
+    const pbd_Field *f[2][3]; /* [unchanged, changed][packed, unpacked, two runs] */
+    for (size_t a = 0; a < sizeof at / sizeof at[0] && at[a] < n; a++) {
+      for (int c = 0; c < 2; c++) {
+        changed_at = c ? at[a] : SIZE_MAX;
+        char *hex[3] = {fixed_hex(n, 4, "25", "22", false, changed_bits),
+                        fixed_hex(n, 4, "25", NULL, false, changed_bits),
+                        fixed_hex(n, 4, "25", NULL, true, changed_bits)};
+        for (int k = 0; k < 3; k++) {
+          f[c][k] = field(tu_tree(t, hex[k], &o, arena), 4);
+          free(hex[k]);
+          ck_assert_uint_eq(f[c][k]->count, n);
+          for (size_t i = 0; i < n; i++) ck_assert_uint_eq(pbd_Field_Scalar(f[c][k], i), changed_bits(i));
+        }
+        ck_assert_uint_eq(f[c][0]->stride, n >= 16 ? 4 : 0);
+        ck_assert_uint_eq(f[c][1]->stride, n >= 16 ? 5 : 0);
+        ck_assert_uint_eq(f[c][2]->stride, 0);
+      }
+      for (int x = 0; x < 3; x++)
+        for (int y = 0; y < 3; y++) {
+          ck_assert_uint_eq(pbd_Field_FirstScalarDifference(f[0][x], f[0][y], 0, n), n);
+          ck_assert_uint_eq(pbd_Field_FirstScalarDifference(f[0][x], f[1][y], 0, n), at[a]);
+          ck_assert_uint_eq(pbd_Field_FirstScalarDifference(f[1][y], f[0][x], at[a], n), at[a]);
+          ck_assert_uint_eq(pbd_Field_FirstScalarDifference(f[0][x], f[1][y], at[a] + 1, n), n);
+        }
+    }
+  }
+  changed_at = SIZE_MAX;
+}
+END_TEST
+
 static Suite *suite(void) {
   Suite *s = suite_create("tree");
   TCase *t = tcase_create("tree");
@@ -328,6 +375,7 @@ static Suite *suite(void) {
   tcase_add_test(t, any_payload_and_hash_seed);
   tcase_add_test(t, parse_errors);
   tcase_add_test(t, unpacked_fixed_runs);
+  tcase_add_test(t, fixed_values_in_place);
   suite_add_tcase(s, t);
   return s;
 }
