@@ -117,6 +117,21 @@ static void round_trip(const char *schema, const char *lhex, const char *rhex, c
          0, "ok\n");
 }
 
+/* Hex of sem3.M's rf (24): the floats 1 to 20 but the one at `skip`, the
+ * one at `changed` 99 instead, packed or each after its tag. */
+static void rf_hex(char *out, bool packed, size_t skip, size_t changed) {
+  char *o = out;
+  if (packed) o += sprintf(o, "c2 01 %02x ", 4 * (skip < 20 ? 19 : 20));
+  for (size_t i = 0; i < 20; i++) {
+    if (i == skip) continue;
+    float x = i == changed ? 99.0f : (float)(i + 1);
+    uint32_t u;
+    memcpy(&u, &x, 4);
+    o += sprintf(o, "%s%02x%02x%02x%02x ", packed ? "" : "c5 01 ", u & 0xff, u >> 8 & 0xff,
+                 u >> 16 & 0xff, u >> 24);
+  }
+}
+
 START_TEST(edit_kinds) {
   /* changed, and an implicit field to its default (removed) */
   round_trip(S3, "08 05 10 07", "08 06", "@@ changed i32\n- 5\n+ 6\n@@ changed i64\n- 7\n+ 0\n");
@@ -143,10 +158,14 @@ START_TEST(edit_kinds) {
   round_trip(S3, ANY_A, "b2 01 27 0a 1e " URL_INNER " 12 05 08 05 12 01 79",
              "@@ changed any.[type.googleapis.com/sem3.Inner].a\n- 4\n+ 5\n");
   /* 20 floats, read where they are in the input: one changed, one removed, one added */
-  round_trip(S3, "c2 01 50 0000803f 00000040 00004040 00008040 0000a040 0000c040 0000e040 00000041 00001041 00002041 00003041 00004041 00005041 00006041 00007041 00008041 00008841 00009041 00009841 0000a041",
-             "c5 01 0000803f c5 01 00000040 c5 01 00004040 c5 01 00008040 c5 01 0000a040 c5 01 0000c040 c5 01 0000e040 c5 01 00000041 c5 01 00001041 c5 01 00002041 c5 01 00003041 c5 01 00004041 c5 01 00005041 c5 01 00006041 c5 01 00007041 c5 01 00008041 c5 01 00008841 c5 01 0000c642 c5 01 00009841 c5 01 0000a041", "@@ changed rf[17]\n");
-  round_trip(S3, "c5 01 0000803f c5 01 00000040 c5 01 00004040 c5 01 00008040 c5 01 0000a040 c5 01 0000c040 c5 01 0000e040 c5 01 00000041 c5 01 00001041 c5 01 00002041 c5 01 00003041 c5 01 00004041 c5 01 00005041 c5 01 00006041 c5 01 00007041 c5 01 00008041 c5 01 00008841 c5 01 00009041 c5 01 00009841 c5 01 0000a041", "c2 01 4c 0000803f 00000040 00004040 00008040 0000a040 0000e040 00000041 00001041 00002041 00003041 00004041 00005041 00006041 00007041 00008041 00008841 00009041 00009841 0000a041", "@@ removed rf[5]\n");
-  round_trip(S3, "c2 01 4c 0000803f 00000040 00004040 00008040 0000a040 0000e040 00000041 00001041 00002041 00003041 00004041 00005041 00006041 00007041 00008041 00008841 00009041 00009841 0000a041", "c2 01 50 0000803f 00000040 00004040 00008040 0000a040 0000c040 0000e040 00000041 00001041 00002041 00003041 00004041 00005041 00006041 00007041 00008041 00008841 00009041 00009841 0000a041", "@@ added rf[5]\n");
+  char v20[512], c20[512], u20[512], v19[512];
+  rf_hex(v20, true, SIZE_MAX, SIZE_MAX);
+  rf_hex(c20, false, SIZE_MAX, 17);
+  rf_hex(u20, false, SIZE_MAX, SIZE_MAX);
+  rf_hex(v19, true, 5, SIZE_MAX);
+  round_trip(S3, v20, c20, "@@ changed rf[17]\n");
+  round_trip(S3, u20, v19, "@@ removed rf[5]\n");
+  round_trip(S3, v19, v20, "@@ added rf[5]\n");
   /* proto2: a group, an extension, a closed enum */
   round_trip(S2, "58 00 3b 40 03 3c", "58 00 3b 40 04 3c a0 06 05", "@@ changed g.ga\n- 3\n+ 4\n");
 }
