@@ -141,31 +141,15 @@ static pbd_Value elem_at(const Elems *e, size_t i) {
   return element(e->kind, little_endian(e->bytes + i * n, n), true);
 }
 
-/* Float or double elements from i on, a block of n, as their bits: a
- * typed field's slot holds the same bits as the little-endian bytes. */
-static void float_elem_bits(const Elems *e, size_t i, size_t n, uint64_t *out) {
-  size_t size = pbd_ElemKind_Size(e->kind);
-  if (!e->bytes) pbd_Field_Scalars(e->src, i, n, out);
-  else for (size_t k = 0; k < n; k++) out[k] = little_endian(e->bytes + (i + k) * size, size);
-}
-
-/* The first index from i on (below n) where a float list read from bytes
- * and one in a typed field differ in their bits, a block at a time. */
-static size_t skip_equal_float_bits(const Elems *a, const Elems *b, size_t i, size_t n) {
-  enum { kBlock = 512 };
-  uint64_t x[kBlock], y[kBlock];
-  while (i < n) {
-    size_t k = n - i < kBlock ? n - i : kBlock;
-    float_elem_bits(a, i, k, x);
-    float_elem_bits(b, i, k, y);
-    if (memcmp(x, y, k * sizeof x[0])) {
-      size_t j = 0;
-      while (x[j] == y[j]) j++;
-      return i + j;
-    }
-    i += k;
-  }
-  return n;
+/* The first index from i on (below n) where float or double elements read
+ * from bytes (b) and a typed field's (t) differ in their bits: the bytes
+ * read as a packed run of t's type, whose slots hold the same bits. */
+static size_t skip_equal_float_bits(const Elems *b, const Elems *t, size_t i, size_t n) {
+  pbd_Field as_typed = *t->src;
+  as_typed.stride = (uint8_t)pbd_ElemKind_Size(b->kind);
+  as_typed.v.fixed = b->bytes;
+  as_typed.count = (uint32_t)b->count;
+  return pbd_Field_FirstScalarDifference(&as_typed, t->src, i, n);
 }
 
 /* The first index from i on (below n) where two lists of one kind differ
@@ -177,7 +161,8 @@ static size_t skip_equal_bytes(const Elems *a, const Elems *b, size_t i, size_t 
   if (a->kind != b->kind) return i;
   if (!a->bytes && !b->bytes) return pbd_Field_FirstScalarDifference(a->src, b->src, i, n);
   if (!a->bytes || !b->bytes)
-    return a->kind == kPbd_Elem_Float || a->kind == kPbd_Elem_Double ? skip_equal_float_bits(a, b, i, n) : i;
+    return a->kind != kPbd_Elem_Float && a->kind != kPbd_Elem_Double ? i
+           : a->bytes ? skip_equal_float_bits(a, b, i, n) : skip_equal_float_bits(b, a, i, n);
   size_t size = pbd_ElemKind_Size(a->kind), block = 4096 / size;
   while (n - i >= block && !memcmp(a->bytes + i * size, b->bytes + i * size, block * size))
     i += block;
